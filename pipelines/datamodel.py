@@ -1,0 +1,158 @@
+"""The values that flow between pipeline stages.
+
+Stages are plain functions over these dataclasses so they can be tested without Celery or a
+database; storage/ maps them to tables and workers/ moves ids (never these values) between
+processes.  Coordinates are PDF points with the origin at the page's top-left corner.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+PAGE_SEPARATOR = "\n\n"
+"""Joins page texts into the document text; document char offsets count it."""
+
+Box = tuple[float, float, float, float]
+"""(x0, top, x1, bottom) in PDF points, origin top-left."""
+
+DocumentKind = Literal["pdf", "txt", "docx"]
+TextSource = Literal["text-layer", "ocr", "plain"]
+
+
+class DocumentFailed(Exception):
+    """A document cannot go on through the pipeline; the reason is shown to the user.
+
+    Stages raise it for problems of the document itself (corrupt, encrypted, empty, over
+    limits, OCR failure).  Task wrappers turn it into a `failed` document row instead of a
+    failed task, so one bad file never breaks its batch.
+    """
+
+    def __init__(self, stage: str, reason: str) -> None:
+        super().__init__(f"{stage}: {reason}")
+        self.stage = stage
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What ingest learns about an input file before any parsing."""
+
+    sha256: str
+    size_bytes: int
+    kind: DocumentKind
+    page_count: int
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word of a page with its position in the page text and on the page."""
+
+    text: str
+    start: int
+    end: int
+    box: Box
+
+
+@dataclass
+class PageText:
+    """The text of one page, from its text layer, from OCR, or from a plain-text file."""
+
+    number: int  # 1-based
+    text: str
+    words: list[Word] = field(default_factory=list)
+    source: TextSource = "text-layer"
+    width: float = 0.0
+    height: float = 0.0
+
+    @property
+    def needs_ocr(self) -> bool:
+        """A PDF page whose text layer holds no words must be OCRed."""
+        return self.source == "text-layer" and not self.text.strip()
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A clause or sentence of the document: the unit rules and the model classify."""
+
+    index: int
+    text: str
+    start: int  # char offsets in document_text(pages)
+    end: int
+    page: int
+    box: Box | None = None
+
+
+@dataclass
+class Finding:
+    """One piece of evidence that a document has a clause or key term.
+
+    `source` names who found it ("rules", "key-terms", "model", "playbook", or several joined
+    by "+" after aggregation); `version` records the rule pack or model version so a finding
+    can always be traced to what produced it.
+    """
+
+    category: str
+    text: str
+    start: int
+    end: int
+    page: int
+    confidence: float
+    source: str
+    version: str
+    box: Box | None = None
+    severity: str = "info"
+    value: str | None = None  # normalized key-term value (a date, a jurisdiction, ...)
+    note: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def document_text(pages: list[PageText]) -> tuple[str, list[int]]:
+    """The whole document's text and the char offset where each page starts in it."""
+    starts: list[int] = []
+    offset = 0
+    for page in pages:
+        starts.append(offset)
+        offset += len(page.text) + len(PAGE_SEPARATOR)
+    return PAGE_SEPARATOR.join(p.text for p in pages), starts
+
+
+DocumentStatus = Literal["pending", "running", "done", "failed", "duplicate"]
+TERMINAL_STATUSES: frozenset[str] = frozenset({"done", "failed", "duplicate"})
+
+
+@dataclass
+class DocumentResult:
+    """Everything known about one document of a batch, as reports need it."""
+
+    id: int
+    filename: str
+    path: str
+    status: str
+    stage: str | None = None
+    reason: str | None = None
+    sha256: str | None = None
+    kind: str | None = None
+    size_bytes: int | None = None
+    page_count: int | None = None
+    ocr_pages: int = 0
+    timings: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+    findings: list[Finding] = field(default_factory=list)
+    risk_score: float | None = None
+    risk_level: str | None = None
+    duplicate_of: str | None = None
+
+
+@dataclass
+class BatchResult:
+    """A batch and its documents, read back from storage for reporting."""
+
+    id: str
+    status: str
+    created_at: str
+    finished_at: str | None
+    documents: list[DocumentResult] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for d in self.documents if d.status == status)

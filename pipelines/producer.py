@@ -1,0 +1,74 @@
+"""The document DAG, declared once, and its expansion into Celery canvas.
+
+    ingest ─► extract ─┬─► ocr_page × N (chord, pages of a scan in parallel) ─┐
+                       └──────────────────────────────────────────────────────┴─► segment
+    segment ─► analyse: rules (cpu) ∥ model (gpu) ─► aggregate ─► persist ─► batch ledger
+
+A batch is not one chord over its documents: Celery loses or doubles chord callbacks when
+chords nest in a chord's header (celery#6220, #8211, #9107), and the page fan-out of a scan is
+only known after extraction.  Instead every document runs as its own top-level chain, the page
+fan-out is a top-level chord whose callback continues the document, and the batch finalizes
+through a ledger in the database (storage.repository.finalize_batch_if_complete): the
+document that ends last closes the batch, exactly once.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from celery import chain, chord, group
+from celery.canvas import Signature
+
+from pipelines import logs
+from pipelines.settings import Settings
+from storage import repository
+from storage.database import session_scope
+from storage.migrate import upgrade
+
+
+def _task(name: str) -> Signature:
+    from workers import tasks
+
+    return tasks.DOCUMENT_TASKS[name]
+
+
+def analysers() -> list[str]:
+    """Analysers run in parallel on a segmented document; each writes its own findings."""
+    from pipelines.steps import ANALYSERS
+
+    return list(ANALYSERS)
+
+
+def document_canvas(document_id: int) -> Signature:
+    """Up to the point where the page fan-out is known; `extract` sends the continuation."""
+    return chain(_task("ingest").si(document_id), _task("extract").si(document_id))
+
+
+def continuation_canvas(document_id: int, ocr_pages: Sequence[int]) -> Signature:
+    """From the text (after OCR of the pages that need it) to the persisted document."""
+    segment = _task("segment").si(document_id)
+    head = chord([_task("ocr_page").si(document_id, n) for n in ocr_pages], segment) if ocr_pages else segment
+    branches = [_task(f"analyse_{name}").si(document_id) for name in analysers()]
+    analyse = branches[0] if len(branches) == 1 else group(branches)
+    return chain(head, analyse, _task("aggregate").si(document_id), _task("persist").si(document_id))
+
+
+def submit_batch(settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,
+                 options: dict | None = None) -> str:
+    """Register the batch in storage and send one chain per document; returns the batch id.
+
+    Re-submitting an existing batch id re-runs it in place: its documents are reset and every
+    stage replaces its previous output, so nothing is duplicated.
+    """
+    batch_id = batch_id or uuid.uuid4().hex[:12]
+    upgrade(settings.effective_database_url)
+    with session_scope(settings.effective_database_url) as session:
+        document_ids = repository.create_batch(session, batch_id, [p.resolve() for p in paths], options or {})
+    for document_id in document_ids:
+        document_canvas(document_id).apply_async()
+    logs.log("batch submitted", stage="produce", batch_id=batch_id, documents=len(document_ids))
+    if not document_ids:
+        with session_scope(settings.effective_database_url) as session:
+            repository.finalize_batch_if_complete(session, batch_id)
+    return batch_id

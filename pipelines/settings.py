@@ -1,0 +1,88 @@
+"""All configuration, in one object.
+
+Read from `CLAUSEMILL_*` environment variables, then from `clausemill.toml` in the working
+directory (or the file named by `CLAUSEMILL_CONFIG`).  With nothing set, clausemill runs
+embedded: Celery over kombu's filesystem transport and SQLite under `data_dir`, so
+`clausemill audit DIR` needs no server.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "clausemill"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CLAUSEMILL_", extra="ignore")
+
+    # Where things run.  Empty URLs mean "embedded": derived from data_dir below.
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    broker_url: str = ""
+    result_backend: str = ""
+    database_url: str = ""
+    visibility_timeout_s: int = 3600  # Redis: an unacked task is redelivered after this long
+
+    # Worker sizing.
+    cpu_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    gpu_concurrency: int = 1
+    ocr_dpi: int = 300
+    ocr_language: str = "eng"
+
+    # Limits a document must respect; over them it ends `failed`, not the batch.
+    max_file_mb: float = 200.0
+    max_pages: int = 2000
+
+    # Per task kind: (soft, hard) time limits in seconds.
+    ingest_time_limit_s: int = 120
+    extract_time_limit_s: int = 600
+    ocr_page_time_limit_s: int = 300
+    analyse_time_limit_s: int = 900
+    infrastructure_retries: int = 5
+
+    # Progress polling of the embedded broker and of `audit` while it waits.
+    poll_interval_s: float = 0.1
+
+    @property
+    def embedded(self) -> bool:
+        return not self.broker_url
+
+    @property
+    def effective_broker_url(self) -> str:
+        return self.broker_url or "filesystem://"
+
+    @property
+    def effective_result_backend(self) -> str:
+        return self.result_backend or f"db+sqlite:///{self.data_dir / 'celery-results.sqlite'}"
+
+    @property
+    def effective_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'clausemill.sqlite'}"
+
+    @property
+    def broker_folder(self) -> Path:
+        return self.data_dir / "broker"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = Path(os.environ.get("CLAUSEMILL_CONFIG", "clausemill.toml"))
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,167 @@
+"""What each node of the document DAG does: read its inputs from storage, run the pure stage
+function, write its outputs back.
+
+These are plain functions of (settings, document id), so the whole DAG can be exercised
+without Celery; workers/tasks.py only adds delivery concerns (retries, time limits).  Every
+step replaces what it wrote before, which is what makes a redelivered task harmless.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipelines import logs
+from pipelines.datamodel import DocumentFailed, document_text
+from pipelines.settings import Settings
+from storage import repository
+from storage.database import session_scope
+
+
+@dataclass(frozen=True)
+class DocumentRef:
+    """Who a step works on, for logs and for locating the file."""
+
+    id: int
+    batch_id: str
+    path: Path
+    kind: str | None
+    sha256: str | None
+    status: str
+
+
+def document_ref(settings: Settings, document_id: int) -> DocumentRef:
+    with session_scope(settings.effective_database_url) as session:
+        d = repository.get_document(session, document_id)
+        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256, d.status)
+
+
+def begin(settings: Settings, document_id: int, stage: str) -> DocumentRef | None:
+    """Mark the document as in `stage`; None when it already ended (nothing left to do)."""
+    with session_scope(settings.effective_database_url) as session:
+        d = repository.start_stage(session, document_id, stage)
+        if d.status in ("done", "failed", "duplicate"):
+            return None
+        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256, d.status)
+
+
+def record_timing(settings: Settings, document_id: int, stage: str, seconds: float) -> None:
+    with session_scope(settings.effective_database_url) as session:
+        repository.record_timing(session, document_id, stage, seconds)
+
+
+def fail(settings: Settings, document_id: int, stage: str, reason: str) -> None:
+    """End a document as `failed` and let the batch finish if it was the last one."""
+    with session_scope(settings.effective_database_url) as session:
+        d = repository.mark_failed(session, document_id, stage, reason)
+        batch_id, sha256 = d.batch_id, d.sha256
+    logs.log("document failed", stage=stage, batch_id=batch_id, sha256=sha256, document_id=document_id, reason=reason)
+    finish(settings, batch_id)
+
+
+def finish(settings: Settings, batch_id: str) -> None:
+    with session_scope(settings.effective_database_url) as session:
+        finalized = repository.finalize_batch_if_complete(session, batch_id)
+    if finalized:
+        logs.log("batch finished", stage="finalize", batch_id=batch_id)
+
+
+# --- the stages ----------------------------------------------------------------------------
+
+def ingest(settings: Settings, doc: DocumentRef) -> bool:
+    """Check the file; False when the document needs no further work (a duplicate)."""
+    from pipelines.stages.ingest import inspect_file
+
+    facts = inspect_file(doc.path, settings.max_file_mb, settings.max_pages)
+    with session_scope(settings.effective_database_url) as session:
+        original = repository.record_facts(session, doc.id, facts)
+        if original is not None:
+            repository.mark_duplicate(session, doc.id, original)
+    if original is not None:
+        finish(settings, doc.batch_id)
+        return False
+    return True
+
+
+def extract(settings: Settings, doc: DocumentRef) -> list[int]:
+    """Store the text layer; return the page numbers that need OCR."""
+    from pipelines.stages.extract import extract_text_layer
+
+    pages = extract_text_layer(doc.path, doc.kind or "pdf")
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_pages(session, doc.id, pages)
+    return [p.number for p in pages if p.needs_ocr]
+
+
+def ocr_page(settings: Settings, doc: DocumentRef, page_number: int) -> None:
+    """OCR one page; a page that fails is recorded, not raised, so the page chord completes."""
+    from pipelines.stages.ocr import ocr_page as run_ocr
+
+    started = time.perf_counter()
+    error = None
+    try:
+        page = run_ocr(doc.path, page_number, dpi=settings.ocr_dpi, language=settings.ocr_language)
+    except DocumentFailed as failure:
+        from pipelines.datamodel import PageText
+
+        page, error = PageText(number=page_number, text="", source="ocr"), failure.reason
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_page(session, doc.id, page, error, time.perf_counter() - started)
+
+
+def segment(settings: Settings, doc: DocumentRef) -> None:
+    from pipelines.stages.segment import segment_document
+
+    with session_scope(settings.effective_database_url) as session:
+        pages = repository.load_pages(session, doc.id)
+        errors = repository.page_errors(session, doc.id)
+        ocr_seconds = repository.ocr_seconds(session, doc.id)
+    if ocr_seconds:
+        record_timing(settings, doc.id, "ocr", ocr_seconds)
+    if not any(p.text.strip() for p in pages):
+        if errors:
+            first = next(iter(sorted(errors.items())))
+            raise DocumentFailed("ocr", f"OCR failed on {len(errors)} page(s); page {first[0]}: {first[1]}")
+        raise DocumentFailed("extract", "no text found: the document has no text layer and OCR found no words")
+    segments = segment_document(pages)
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_segments(session, doc.id, segments)
+
+
+def analyse_rules(settings: Settings, doc: DocumentRef) -> None:
+    from pipelines.rules import analyse_segments
+
+    with session_scope(settings.effective_database_url) as session:
+        text, _ = document_text(repository.load_pages(session, doc.id))
+        segments = repository.load_segments(session, doc.id)
+    findings = analyse_segments(text, segments)
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_findings(session, doc.id, "rules", findings)
+
+
+ANALYSERS = ("rules",)
+"""Producers whose findings aggregation merges (the model adds "model" on the gpu queue)."""
+
+
+def aggregate(settings: Settings, doc: DocumentRef) -> None:
+    from pipelines.aggregate import aggregate_document
+    from pipelines.playbook import playbook_from_batch_options
+
+    with session_scope(settings.effective_database_url) as session:
+        findings = repository.load_findings(session, doc.id, ANALYSERS)
+        options = repository.get_document(session, doc.id).batch.options or {}
+    assessment = aggregate_document(findings, playbook_from_batch_options(options))
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_findings(session, doc.id, "aggregate", assessment.findings)
+        repository.replace_review_items(session, doc.id, [item.to_dict() for item in assessment.review_items])
+        d = repository.get_document(session, doc.id)
+        d.assessment = assessment.to_dict()
+        d.risk_score, d.risk_level = assessment.risk_score, assessment.risk_level
+
+
+def persist(settings: Settings, doc: DocumentRef) -> None:
+    """The document is complete: mark it done, then let the batch finish if it was the last."""
+    with session_scope(settings.effective_database_url) as session:
+        repository.mark_done(session, doc.id)
+    logs.log("document done", stage="persist", batch_id=doc.batch_id, sha256=doc.sha256, document_id=doc.id)
+    finish(settings, doc.batch_id)

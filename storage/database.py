@@ -1,0 +1,67 @@
+"""Engines and sessions for SQLite (embedded default) and PostgreSQL.
+
+SQLite is shared by several worker processes, so it runs in WAL mode and every transaction
+starts with BEGIN IMMEDIATE: a writer waits for the lock (busy_timeout) instead of failing
+when a read transaction would have to be upgraded.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+_engines: dict[str, Engine] = {}
+_lock = threading.Lock()
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None  # let the "begin" hook below issue BEGIN
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=60000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def get_engine(url: str) -> Engine:
+    """One engine per URL per process (call `dispose_engines` after a fork)."""
+    with _lock:
+        engine = _engines.get(url)
+        if engine is None:
+            if url.startswith("sqlite"):
+                path = url.split("///", 1)[-1]
+                if path and path != ":memory:":
+                    Path(path).parent.mkdir(parents=True, exist_ok=True)
+                engine = create_engine(url, connect_args={"timeout": 60})
+                _configure_sqlite(engine)
+            else:
+                engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+            _engines[url] = engine
+        return engine
+
+
+def dispose_engines() -> None:
+    """Forget connections inherited from a parent process; a forked child must not share them."""
+    with _lock:
+        for engine in _engines.values():
+            engine.dispose(close=False)
+        _engines.clear()
+
+
+@contextmanager
+def session_scope(url: str) -> Iterator[Session]:
+    """A transaction: committed when the block ends, rolled back if it raises."""
+    factory = sessionmaker(bind=get_engine(url), expire_on_commit=False)
+    with factory() as session, session.begin():
+        yield session

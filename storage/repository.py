@@ -1,0 +1,296 @@
+"""Reads and writes of business state, each safe to repeat.
+
+Every write a task makes replaces what that stage wrote before (delete, then insert, in one
+transaction), so a task delivered twice, or a batch run twice, leaves exactly one copy of each
+page, segment and finding.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from pipelines import datamodel as dm
+from storage import schema
+from storage.schema import utcnow
+
+
+# --- batches -----------------------------------------------------------------------------
+
+def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options: dict) -> list[int]:
+    """Register a batch and its documents; on a re-run of the same id, reset them to pending."""
+    batch = session.get(schema.Batch, batch_id)
+    if batch is None:
+        batch = schema.Batch(id=batch_id, options=options, summary={})
+        session.add(batch)
+    else:
+        batch.status, batch.finished_at, batch.options, batch.summary = "running", None, options, {}
+    session.flush()
+    existing = {d.path: d for d in session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id))}
+    ids: list[int] = []
+    for path in paths:
+        key = str(path)
+        document = existing.get(key)
+        if document is None:
+            document = schema.Document(batch_id=batch_id, path=key, filename=path.name, timings={}, assessment={})
+            session.add(document)
+            session.flush()
+        else:
+            document.status, document.stage, document.reason, document.duplicate_of = "pending", None, None, None
+            document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
+        ids.append(document.id)
+    return ids
+
+
+def batch_progress(session: Session, batch_id: str) -> dict[str, int]:
+    """Documents per status, plus pages seen so far: what a progress bar shows."""
+    rows = session.execute(
+        select(schema.Document.status, func.count()).where(schema.Document.batch_id == batch_id).group_by(schema.Document.status)
+    ).all()
+    counts = {status: n for status, n in rows}
+    counts["pages"] = session.scalar(
+        select(func.coalesce(func.sum(schema.Document.page_count), 0)).where(
+            schema.Document.batch_id == batch_id, schema.Document.status.in_(dm.TERMINAL_STATUSES)
+        )
+    ) or 0
+    return counts
+
+
+def batch_status(session: Session, batch_id: str) -> str | None:
+    return session.scalar(select(schema.Batch.status).where(schema.Batch.id == batch_id))
+
+
+def finalize_batch_if_complete(session: Session, batch_id: str) -> bool:
+    """The ledger: the batch ends when its last document does, exactly once.
+
+    Called after every document reaches a terminal status.  The conditional UPDATE is the
+    claim: of several documents finishing together, only the one whose UPDATE changes the row
+    finalizes, and a redelivered task finds the batch already done.
+    """
+    open_documents = session.scalar(
+        select(func.count()).where(
+            schema.Document.batch_id == batch_id, schema.Document.status.not_in(dm.TERMINAL_STATUSES)
+        )
+    )
+    if open_documents:
+        return False
+    counts = {s: n for s, n in session.execute(
+        select(schema.Document.status, func.count()).where(schema.Document.batch_id == batch_id).group_by(schema.Document.status)
+    ).all()}
+    claimed = session.execute(
+        update(schema.Batch)
+        .where(schema.Batch.id == batch_id, schema.Batch.status == "running")
+        .values(status="done", finished_at=utcnow(), summary={"documents": counts})
+    ).rowcount
+    return claimed == 1
+
+
+# --- documents ---------------------------------------------------------------------------
+
+def get_document(session: Session, document_id: int) -> schema.Document:
+    document = session.get(schema.Document, document_id)
+    if document is None:
+        raise LookupError(f"document {document_id} does not exist")
+    return document
+
+
+def start_stage(session: Session, document_id: int, stage: str) -> schema.Document:
+    document = get_document(session, document_id)
+    if document.status not in dm.TERMINAL_STATUSES:
+        document.status, document.stage = "running", stage
+    return document
+
+
+def record_timing(session: Session, document_id: int, stage: str, seconds: float) -> None:
+    # Locked: analysers of one document finish concurrently and must not lose each other's time.
+    document = session.get(schema.Document, document_id, with_for_update=True)
+    if document is not None:
+        document.timings = {**(document.timings or {}), stage: round(seconds, 4)}
+
+
+def record_facts(session: Session, document_id: int, facts: dm.FileFacts) -> int | None:
+    """Store ingest's facts; return the id of an earlier document of the batch with the same bytes."""
+    document = get_document(session, document_id)
+    document.sha256, document.size_bytes, document.kind, document.page_count = (
+        facts.sha256, facts.size_bytes, facts.kind, facts.page_count,
+    )
+    return session.scalar(
+        select(func.min(schema.Document.id)).where(
+            schema.Document.batch_id == document.batch_id,
+            schema.Document.sha256 == facts.sha256,
+            schema.Document.id < document_id,
+        )
+    )
+
+
+def mark_failed(session: Session, document_id: int, stage: str, reason: str) -> schema.Document:
+    document = get_document(session, document_id)
+    document.status, document.stage, document.reason = "failed", stage, reason
+    return document
+
+
+def mark_duplicate(session: Session, document_id: int, original_id: int) -> schema.Document:
+    document = get_document(session, document_id)
+    original = get_document(session, original_id)
+    document.status, document.stage, document.duplicate_of = "duplicate", "ingest", original_id
+    document.reason = f"same content as {original.filename}; analysed once"
+    return document
+
+
+def mark_done(session: Session, document_id: int) -> schema.Document:
+    document = get_document(session, document_id)
+    document.status, document.stage, document.reason = "done", "persist", None
+    return document
+
+
+# --- pages -------------------------------------------------------------------------------
+
+def _page_row(document_id: int, page: dm.PageText, error: str | None = None, seconds: float = 0.0) -> schema.Page:
+    return schema.Page(
+        document_id=document_id, number=page.number, source=page.source, text=page.text,
+        words=[[w.text, w.start, w.end, *w.box] for w in page.words],
+        width=page.width, height=page.height, error=error, seconds=seconds,
+    )
+
+
+def replace_pages(session: Session, document_id: int, pages: list[dm.PageText]) -> None:
+    session.execute(delete(schema.Page).where(schema.Page.document_id == document_id))
+    session.add_all(_page_row(document_id, p) for p in pages)
+
+
+def replace_page(session: Session, document_id: int, page: dm.PageText, error: str | None, seconds: float) -> None:
+    session.execute(delete(schema.Page).where(schema.Page.document_id == document_id, schema.Page.number == page.number))
+    session.add(_page_row(document_id, page, error, seconds))
+
+
+def load_pages(session: Session, document_id: int) -> list[dm.PageText]:
+    rows = session.scalars(select(schema.Page).where(schema.Page.document_id == document_id).order_by(schema.Page.number))
+    return [
+        dm.PageText(
+            number=r.number, text=r.text, source=r.source, width=r.width, height=r.height,  # type: ignore[arg-type]
+            words=[dm.Word(w[0], w[1], w[2], (w[3], w[4], w[5], w[6])) for w in r.words],
+        )
+        for r in rows
+    ]
+
+
+def page_errors(session: Session, document_id: int) -> dict[int, str]:
+    rows = session.execute(
+        select(schema.Page.number, schema.Page.error).where(schema.Page.document_id == document_id, schema.Page.error.is_not(None))
+    ).all()
+    return {n: e for n, e in rows}
+
+
+def ocr_page_count(session: Session, document_id: int) -> int:
+    return session.scalar(
+        select(func.count()).where(schema.Page.document_id == document_id, schema.Page.source == "ocr")
+    ) or 0
+
+
+def ocr_seconds(session: Session, document_id: int) -> float:
+    """CPU time spent on OCR, summed over pages (they run in parallel, on several workers)."""
+    return session.scalar(
+        select(func.coalesce(func.sum(schema.Page.seconds), 0.0)).where(
+            schema.Page.document_id == document_id, schema.Page.source == "ocr"
+        )
+    ) or 0.0
+
+
+# --- segments ----------------------------------------------------------------------------
+
+def replace_segments(session: Session, document_id: int, segments: list[dm.Segment]) -> None:
+    session.execute(delete(schema.Segment).where(schema.Segment.document_id == document_id))
+    session.add_all(
+        schema.Segment(
+            document_id=document_id, index=s.index, text=s.text, start=s.start, end=s.end, page=s.page,
+            box=list(s.box) if s.box else None,
+        )
+        for s in segments
+    )
+
+
+def load_segments(session: Session, document_id: int) -> list[dm.Segment]:
+    rows = session.scalars(select(schema.Segment).where(schema.Segment.document_id == document_id).order_by(schema.Segment.index))
+    return [dm.Segment(r.index, r.text, r.start, r.end, r.page, tuple(r.box) if r.box else None) for r in rows]
+
+
+# --- findings ----------------------------------------------------------------------------
+
+def replace_findings(session: Session, document_id: int, producer: str, findings: list[dm.Finding]) -> None:
+    session.execute(
+        delete(schema.Finding).where(schema.Finding.document_id == document_id, schema.Finding.producer == producer)
+    )
+    session.add_all(
+        schema.Finding(
+            document_id=document_id, producer=producer, category=f.category, text=f.text, start=f.start, end=f.end,
+            page=f.page, box=list(f.box) if f.box else None, confidence=f.confidence, source=f.source,
+            version=f.version, severity=f.severity, value=f.value, note=f.note,
+        )
+        for f in findings
+    )
+
+
+def load_findings(session: Session, document_id: int, producers: Iterable[str] | None = None) -> list[dm.Finding]:
+    query = select(schema.Finding).where(schema.Finding.document_id == document_id)
+    if producers is not None:
+        query = query.where(schema.Finding.producer.in_(list(producers)))
+    rows = session.scalars(query.order_by(schema.Finding.start, schema.Finding.category, schema.Finding.id))
+    return [
+        dm.Finding(
+            category=r.category, text=r.text, start=r.start, end=r.end, page=r.page, confidence=r.confidence,
+            source=r.source, version=r.version, box=tuple(r.box) if r.box else None, severity=r.severity,
+            value=r.value, note=r.note,
+        )
+        for r in rows
+    ]
+
+
+def replace_review_items(session: Session, document_id: int, items: list[dict]) -> None:
+    """Items: {category, reason, priority, evidence}; open items of the document are replaced."""
+    session.execute(delete(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id))
+    session.add_all(
+        schema.ReviewItem(document_id=document_id, category=i["category"], reason=i["reason"],
+                          priority=float(i["priority"]), evidence=i.get("evidence", {}))
+        for i in items
+    )
+
+
+def review_queue(session: Session, batch_id: str | None = None, limit: int = 50) -> list[tuple[schema.ReviewItem, schema.Document]]:
+    """Open review items, most urgent first."""
+    query = (
+        select(schema.ReviewItem, schema.Document)
+        .join(schema.Document, schema.Document.id == schema.ReviewItem.document_id)
+        .where(schema.ReviewItem.status == "open")
+        .order_by(schema.ReviewItem.priority.desc(), schema.ReviewItem.id)
+        .limit(limit)
+    )
+    if batch_id:
+        query = query.where(schema.Document.batch_id == batch_id)
+    return list(session.execute(query).tuples())
+
+
+# --- reading a batch back for reports ----------------------------------------------------
+
+def load_batch_result(session: Session, batch_id: str) -> dm.BatchResult:
+    batch = session.get(schema.Batch, batch_id)
+    if batch is None:
+        raise LookupError(f"no batch with id {batch_id!r}")
+    names = {d.id: d.filename for d in batch.documents}
+    documents = []
+    for d in batch.documents:
+        source_id = d.duplicate_of if d.status == "duplicate" and d.duplicate_of else d.id
+        documents.append(dm.DocumentResult(
+            id=d.id, filename=d.filename, path=d.path, status=d.status, stage=d.stage, reason=d.reason,
+            sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
+            ocr_pages=ocr_page_count(session, d.id), timings=dict(d.timings or {}),
+            findings=load_findings(session, source_id, ["aggregate"]) if d.status in ("done", "duplicate") else [],
+            risk_score=d.risk_score, risk_level=d.risk_level,
+            duplicate_of=names.get(d.duplicate_of) if d.duplicate_of else None,
+        ))
+    return dm.BatchResult(
+        id=batch.id, status=batch.status, created_at=batch.created_at.isoformat(timespec="seconds"),
+        finished_at=batch.finished_at.isoformat(timespec="seconds") if batch.finished_at else None,
+        documents=documents,
+    )

@@ -1,0 +1,131 @@
+"""The tables that hold business state.
+
+The Celery result backend only joins canvases; whether a document is done, why it failed and
+what was found lives here, so a report can be rebuilt at any time and a redelivered task can
+see what already happened.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Batch(Base):
+    __tablename__ = "batches"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running | done
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    options: Mapped[dict] = mapped_column(JSON, default=dict)
+    summary: Mapped[dict] = mapped_column(JSON, default=dict)
+
+    documents: Mapped[list[Document]] = relationship(back_populates="batch", order_by="Document.id")
+
+
+class Document(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("batch_id", "path", name="uq_document_batch_path"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id", ondelete="CASCADE"), index=True)
+    path: Mapped[str] = mapped_column(Text)
+    filename: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    stage: Mapped[str | None] = mapped_column(String(32))
+    reason: Mapped[str | None] = mapped_column(Text)
+    sha256: Mapped[str | None] = mapped_column(String(64), index=True)
+    kind: Mapped[str | None] = mapped_column(String(8))
+    size_bytes: Mapped[int | None]
+    page_count: Mapped[int | None]
+    duplicate_of: Mapped[int | None] = mapped_column(Integer)
+    timings: Mapped[dict] = mapped_column(JSON, default=dict)
+    assessment: Mapped[dict] = mapped_column(JSON, default=dict)
+    risk_score: Mapped[float | None] = mapped_column(Float)
+    risk_level: Mapped[str | None] = mapped_column(String(16))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    batch: Mapped[Batch] = relationship(back_populates="documents")
+
+
+class Page(Base):
+    __tablename__ = "pages"
+    __table_args__ = (UniqueConstraint("document_id", "number", name="uq_page_document_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int]
+    source: Mapped[str] = mapped_column(String(16))  # text-layer | ocr | plain
+    text: Mapped[str] = mapped_column(Text)
+    words: Mapped[list] = mapped_column(JSON, default=list)  # [[text, start, end, x0, top, x1, bottom], ...]
+    width: Mapped[float] = mapped_column(Float, default=0.0)
+    height: Mapped[float] = mapped_column(Float, default=0.0)
+    error: Mapped[str | None] = mapped_column(Text)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class Segment(Base):
+    __tablename__ = "segments"
+    __table_args__ = (UniqueConstraint("document_id", "index", name="uq_segment_document_index"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    index: Mapped[int]
+    text: Mapped[str] = mapped_column(Text)
+    start: Mapped[int]
+    end: Mapped[int]
+    page: Mapped[int]
+    box: Mapped[list | None] = mapped_column(JSON)
+
+
+class Finding(Base):
+    """A finding of one analyser (stage "analyse") or of aggregation (stage "aggregate").
+
+    Analysers and aggregation each replace only their own rows, so re-running either never
+    duplicates findings.
+    """
+
+    __tablename__ = "findings"
+    __table_args__ = (Index("ix_findings_document_producer", "document_id", "producer"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    producer: Mapped[str] = mapped_column(String(32))  # analyser name, or "aggregate"
+    category: Mapped[str] = mapped_column(String(64), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    start: Mapped[int]
+    end: Mapped[int]
+    page: Mapped[int]
+    box: Mapped[list | None] = mapped_column(JSON)
+    confidence: Mapped[float] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(64))
+    version: Mapped[str] = mapped_column(String(64))
+    severity: Mapped[str] = mapped_column(String(16), default="info")
+    value: Mapped[str | None] = mapped_column(Text)
+    note: Mapped[str | None] = mapped_column(Text)
+
+
+class ReviewItem(Base):
+    """Something a person should look at, ranked by priority (highest first)."""
+
+    __tablename__ = "review_items"
+    __table_args__ = (Index("ix_review_items_status_priority", "status", "priority"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    category: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+    priority: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open | resolved
+    evidence: Mapped[dict] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

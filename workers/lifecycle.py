@@ -1,0 +1,133 @@
+"""Starting and stopping workers: `clausemill worker`, and the embedded pair `audit` runs itself.
+
+Embedded workers are ordinary `clausemill worker` processes in their own process groups, so a
+stop (or Ctrl-C in the parent) takes their pool children down with them and leaves no orphans.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from pipelines.settings import Settings
+from storage.migrate import upgrade
+
+QUEUE_CHOICES = ("cpu", "gpu")
+
+
+def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostname: str | None = None) -> list[str]:
+    """Celery worker arguments for one role: prefork for cpu, one solo process for gpu.
+
+    The gpu role is a single process so the model is loaded once and CUDA is never forked.
+    """
+    if queue not in QUEUE_CHOICES:
+        raise ValueError(f"unknown queue {queue!r}: choose one of {', '.join(QUEUE_CHOICES)}")
+    argv = ["worker", "--queues", queue, "--hostname", hostname or f"{queue}-{os.getpid()}@%h", "--loglevel", "INFO"]
+    if queue == "gpu":
+        argv += ["--pool", "solo"]
+    else:
+        argv += ["--pool", "prefork", "--concurrency", str(concurrency or settings.cpu_concurrency)]
+    if settings.embedded:
+        # No other worker to gossip with, and events would pile up as files in the broker folder.
+        argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    return argv
+
+
+def run_worker(settings: Settings, queue: str, concurrency: int | None) -> None:
+    """Run a worker in this process until it is told to stop (SIGTERM: finish current tasks)."""
+    # Tesseract's OpenMP threads fight each other when several pages OCR in parallel.
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    upgrade(settings.effective_database_url)
+    from workers.celery_app import app
+
+    app.worker_main(worker_argv(settings, queue, concurrency))
+
+
+def reset_embedded_broker(settings: Settings) -> None:
+    """Start from empty queues: a previous run's leftovers belong to no live batch."""
+    folder = settings.broker_folder
+    for name in ("queue", "processed", "control"):
+        shutil.rmtree(folder / name, ignore_errors=True)
+        (folder / name).mkdir(parents=True, exist_ok=True)
+    results = settings.data_dir / "celery-results.sqlite"
+    for path in (results, results.with_name(results.name + "-wal"), results.with_name(results.name + "-shm")):
+        path.unlink(missing_ok=True)
+
+
+class EmbeddedWorkers:
+    """The cpu and gpu workers of a one-machine run, started and stopped by `clausemill audit`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.log_dir = settings.data_dir / "logs"
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self._lock_file: object | None = None
+
+    def __enter__(self) -> EmbeddedWorkers:
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
+        reset_embedded_broker(self.settings)
+        upgrade(self.settings.effective_database_url)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir), "OMP_THREAD_LIMIT": "1"}
+        for queue, concurrency in (("cpu", self.settings.cpu_concurrency), ("gpu", self.settings.gpu_concurrency)):
+            log = open(self.log_dir / f"{queue}-worker.log", "ab")
+            self.processes[queue] = subprocess.Popen(
+                [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
+                env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+            log.close()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    def _take_lock(self) -> None:
+        lock = open(self.settings.data_dir / "embedded.lock", "a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise RuntimeError(
+                f"another embedded clausemill audit is running on {self.settings.data_dir}; wait for it, "
+                "or give this run its own CLAUSEMILL_DATA_DIR"
+            ) from None
+        self._lock_file = lock
+
+    def dead_workers(self) -> list[str]:
+        """Roles whose worker exited although nobody asked it to: the run cannot progress."""
+        return [queue for queue, p in self.processes.items() if p.poll() is not None]
+
+    def log_tail(self, queue: str, lines: int = 20) -> str:
+        path = self.log_dir / f"{queue}-worker.log"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
+
+    def stop(self, grace_s: float = 15.0) -> None:
+        """Warm shutdown (SIGTERM) of each worker's process group, then SIGKILL stragglers."""
+        for process in self.processes.values():
+            _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            _signal_group(process, signal.SIGKILL)
+            process.wait()
+        self.processes.clear()
+        if self._lock_file is not None:
+            self._lock_file.close()  # type: ignore[attr-defined]
+            self._lock_file = None
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,122 @@
+"""Thin Celery wrappers around pipelines.steps: delivery concerns only.
+
+Each task takes a document id, runs one step, and never raises for a problem of the document
+itself: a raising chord member would break its chord and strand the document.  What a task
+does with an error:
+  - DocumentFailed (corrupt, encrypted, OCR failure, ...) → the document ends `failed`.
+  - soft time limit → `failed`, naming the stage and the limit.
+  - infrastructure error (database or broker unreachable) → retried with backoff, a bounded
+    number of times, then `failed`.
+  - anything else is a bug → `failed` with the exception, logged with its traceback.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import kombu.exceptions
+import redis.exceptions
+import sqlalchemy.exc
+from celery import Task
+from celery.exceptions import Retry, SoftTimeLimitExceeded
+from celery.signals import worker_process_init
+
+from pipelines import logs, steps
+from pipelines.datamodel import DocumentFailed
+from pipelines.producer import continuation_canvas
+from pipelines.settings import get_settings
+from storage.database import dispose_engines
+from workers.celery_app import app
+
+INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    sqlalchemy.exc.IntegrityError,  # two deliveries of one task replacing the same rows at once
+    kombu.exceptions.OperationalError,
+    redis.exceptions.ConnectionError,
+)
+
+settings = get_settings()
+DOCUMENT_TASKS: dict[str, Task] = {}
+
+
+@worker_process_init.connect
+def _forget_parent_connections(**_: Any) -> None:
+    dispose_engines()
+
+
+def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_result: bool = False,
+                  record_timing: bool = True) -> Callable[[Callable[..., Any]], Task]:
+    def decorate(step: Callable[..., Any]) -> Task:
+        @app.task(name=f"clausemill.{queue}.{stage}", bind=True, ignore_result=not store_result,
+                  soft_time_limit=time_limit_s, time_limit=time_limit_s + 30,
+                  max_retries=settings.infrastructure_retries)
+        def run(self: Task, document_id: int, *args: Any) -> None:
+            try:
+                doc = steps.begin(settings, document_id, stage)
+                if doc is None:
+                    return None
+                started = time.perf_counter()
+                step(doc, *args)
+                if record_timing:
+                    steps.record_timing(settings, document_id, stage, time.perf_counter() - started)
+            except DocumentFailed as failure:
+                steps.fail(settings, document_id, failure.stage, failure.reason)
+            except SoftTimeLimitExceeded:
+                steps.fail(settings, document_id, stage, f"stopped by the {time_limit_s} s time limit of the {stage} stage")
+            except Retry:
+                raise
+            except INFRASTRUCTURE_ERRORS as error:
+                if self.request.retries < self.max_retries:
+                    logs.log("infrastructure error, retrying", stage=stage, batch_id=None, document_id=document_id,
+                             level=logging.WARNING, error=repr(error), attempt=self.request.retries + 1)
+                    raise self.retry(exc=error, countdown=min(2 ** self.request.retries, 30))
+                steps.fail(settings, document_id, stage, f"infrastructure error after {self.max_retries} retries: {error}")
+            except Exception as error:  # a bug: keep the batch going, keep the traceback
+                logs.log("internal error", stage=stage, batch_id=None, document_id=document_id,
+                         level=logging.ERROR, exc_info=True)
+                steps.fail(settings, document_id, stage, f"internal error in {stage}: {type(error).__name__}: {error}")
+            return None
+
+        DOCUMENT_TASKS[stage] = run
+        return run
+
+    return decorate
+
+
+@document_task("ingest", time_limit_s=settings.ingest_time_limit_s)
+def ingest(doc: steps.DocumentRef) -> None:
+    steps.ingest(settings, doc)
+
+
+@document_task("extract", time_limit_s=settings.extract_time_limit_s)
+def extract(doc: steps.DocumentRef) -> None:
+    ocr_pages = steps.extract(settings, doc)
+    continuation_canvas(doc.id, ocr_pages).apply_async()
+
+
+@document_task("ocr_page", time_limit_s=settings.ocr_page_time_limit_s, store_result=True, record_timing=False)
+def ocr_page(doc: steps.DocumentRef, page_number: int) -> None:
+    steps.ocr_page(settings, doc, page_number)
+
+
+@document_task("segment", time_limit_s=settings.extract_time_limit_s)
+def segment(doc: steps.DocumentRef) -> None:
+    steps.segment(settings, doc)
+
+
+@document_task("analyse_rules", time_limit_s=settings.analyse_time_limit_s, store_result=True)
+def analyse_rules(doc: steps.DocumentRef) -> None:
+    steps.analyse_rules(settings, doc)
+
+
+@document_task("aggregate", time_limit_s=settings.analyse_time_limit_s)
+def aggregate(doc: steps.DocumentRef) -> None:
+    steps.aggregate(settings, doc)
+
+
+@document_task("persist", time_limit_s=settings.ingest_time_limit_s)
+def persist(doc: steps.DocumentRef) -> None:
+    steps.persist(settings, doc)
