@@ -33,7 +33,13 @@ def broker_transport_options(settings: Settings) -> dict:
             "control_folder": str(folder / "control"),
             "polling_interval": settings.poll_interval_s,
         }
-    return {"visibility_timeout": settings.visibility_timeout_s}
+    # Unacked tasks of a worker that died whole come back after the visibility timeout; sweep
+    # for them every few seconds rather than kombu's default of every ~100 s.
+    return {
+        "visibility_timeout": settings.visibility_timeout_s,
+        "unacked_restore_interval": min(10, max(1, settings.visibility_timeout_s // 2)),
+        "unacked_restore_throttle": 1,
+    }
 
 
 def create_app(settings: Settings) -> Celery:

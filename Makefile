@@ -1,0 +1,39 @@
+# Quick start: `make demo` (set-up, then an audit of synthetic samples) and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_DIR := samples
+DEMO_OUT := out/demo
+
+.PHONY: setup system-deps demo test bench clean
+
+$(BIN)/python:
+	command -v $(PYTHON) >/dev/null || { echo "clausemill needs Python 3.11 ($(PYTHON))"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# torch is installed first, pinned, so nothing that depends on it pulls another build.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[model,test]'
+	touch $@
+
+system-deps:
+	./ops/install-system-deps.sh
+
+setup: system-deps $(VENV)/.installed
+
+demo: setup
+	$(BIN)/clausemill samples $(DEMO_DIR)
+	$(BIN)/clausemill audit $(DEMO_DIR) --out $(DEMO_OUT)
+	@echo "Open $(DEMO_OUT)/report.html"
+
+test: setup
+	./ops/install-system-deps.sh --test
+	$(BIN)/pytest -q
+
+bench: setup
+	$(BIN)/python ops/benchmarks/pipeline_throughput.py
+
+clean:
+	rm -rf $(DEMO_DIR) out .pytest_cache

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Debian packages clausemill needs at run time (tesseract, poppler) and, with --test, for its
+# tests (headless Chromium renders report.html).  Installs only what is missing.
+set -euo pipefail
+need=()
+command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng)
+command -v pdftoppm >/dev/null || need+=(poppler-utils)
+if [ "${1:-}" = "--test" ]; then
+  command -v chromium >/dev/null || need+=(chromium fonts-dejavu-core)
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "Installing Debian packages: ${need[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -1,0 +1,162 @@
+"""Shared fixtures: real worker processes, real Redis and PostgreSQL, real sample files."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CUAD = SHARED / "data" / "cuad"
+REDIS_URL = "redis://127.0.0.1:6379"
+POSTGRES_ADMIN_URL = "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres"
+
+CONFIG_VARIABLES = ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUSEMILL_DATABASE_URL", "CLAUSEMILL_CONFIG")
+
+
+@pytest.fixture(scope="session")
+def cuad_dir() -> Path:
+    if not (CUAD / "pdf").is_dir():
+        pytest.skip(f"CUAD data not found at {CUAD} (it lies in ../shared beside the repo in CI and dev sessions)")
+    return CUAD
+
+
+@pytest.fixture(scope="session")
+def sample_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic samples `clausemill samples` writes, made once per test session."""
+    from pipelines.samples import write_samples
+
+    folder = tmp_path_factory.mktemp("samples")
+    write_samples(folder)
+    return folder
+
+
+def expected_outcomes(sample_dir: Path) -> dict[str, str]:
+    """File name -> the status the pipeline must end it with, from the samples' manifest."""
+    manifest = json.loads((sample_dir / "expected.json").read_text())
+    return {entry["file"]: entry["status"] for entry in manifest["files"]}
+
+
+def base_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}
+    env.update(CLAUSEMILL_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1", PYTHONPATH=str(REPO))
+    return env
+
+
+def run_cli(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture()
+def embedded_env(tmp_path: Path) -> dict[str, str]:
+    return base_env(tmp_path / "data")
+
+
+def _services_up() -> str | None:
+    """Why Redis or PostgreSQL cannot be used, or None when both answer."""
+    import redis
+    import sqlalchemy
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except Exception as error:  # noqa: BLE001 - any failure means "not available"
+        return f"Redis not reachable at {REDIS_URL}: {error}"
+    try:
+        with sqlalchemy.create_engine(POSTGRES_ADMIN_URL).connect():
+            pass
+    except Exception as error:  # noqa: BLE001
+        return f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {error}"
+    return None
+
+
+@pytest.fixture()
+def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A fresh PostgreSQL database and Redis database for one test, in server mode."""
+    import redis
+    import sqlalchemy
+
+    reason = _services_up()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    name = f"clausemill_test_{uuid.uuid4().hex[:8]}"
+    admin = sqlalchemy.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    redis_db = 13
+    redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
+    env = base_env(tmp_path / "data")
+    env.update(
+        CLAUSEMILL_BROKER_URL=f"{REDIS_URL}/{redis_db}",
+        CLAUSEMILL_RESULT_BACKEND=f"{REDIS_URL}/{redis_db}",
+        CLAUSEMILL_DATABASE_URL=f"postgresql+psycopg2://postgres@127.0.0.1:5432/{name}",
+        CLAUSEMILL_VISIBILITY_TIMEOUT_S="6",
+    )
+    yield env
+    redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.dispose()
+
+
+class WorkerProcess:
+    """A real `clausemill worker` in its own process group."""
+
+    def __init__(self, env: dict[str, str], queue: str, concurrency: int, log: Path) -> None:
+        self.log = log
+        with open(log, "ab") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
+                env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+
+    def children(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [int(pid) for pid in out.split()]
+
+    def kill(self, sig: signal.Signals = signal.SIGKILL) -> None:
+        try:
+            os.killpg(self.process.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def stop(self) -> None:
+        self.kill(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.kill(signal.SIGKILL)
+            self.process.wait()
+
+
+@pytest.fixture()
+def start_worker(tmp_path: Path) -> Iterator:
+    started: list[WorkerProcess] = []
+
+    def start(env: dict[str, str], queue: str = "cpu", concurrency: int = 2) -> WorkerProcess:
+        worker = WorkerProcess(env, queue, concurrency, tmp_path / f"{queue}-{len(started)}.log")
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.2, message: str = "condition") -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {message}")

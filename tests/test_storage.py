@@ -1,0 +1,90 @@
+"""Storage: the batch ledger finalizes exactly once, and every write is safe to repeat."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from pipelines import datamodel as dm
+from storage import repository, schema
+from storage.database import session_scope
+from storage.migrate import upgrade
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'clausemill.sqlite'}"
+    else:
+        env = request.getfixturevalue("server_env")
+        url = env["CLAUSEMILL_DATABASE_URL"]
+    upgrade(url)
+    return url
+
+
+def test_migrations_are_repeatable(database_url: str) -> None:
+    upgrade(database_url)  # a second run is a no-op, not an error
+    with session_scope(database_url) as session:
+        assert session.scalar(select(func.count()).select_from(schema.Batch)) == 0
+
+
+def test_ledger_finalizes_a_batch_exactly_once_under_concurrency(database_url: str) -> None:
+    paths = [Path(f"/contracts/{i}.pdf") for i in range(24)]
+    with session_scope(database_url) as session:
+        ids = repository.create_batch(session, "b1", paths, {})
+    claims: list[bool] = []
+    barrier = threading.Barrier(8)
+
+    def finish(chunk: list[int]) -> None:
+        barrier.wait()
+        for document_id in chunk:
+            with session_scope(database_url) as session:
+                repository.mark_done(session, document_id)
+            with session_scope(database_url) as session:
+                claims.append(repository.finalize_batch_if_complete(session, "b1"))
+
+    threads = [threading.Thread(target=finish, args=(ids[i::8],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert claims.count(True) == 1
+    with session_scope(database_url) as session:
+        assert repository.batch_status(session, "b1") == "done"
+        assert session.get(schema.Batch, "b1").summary == {"documents": {"done": 24}}
+        # a late, redelivered finish changes nothing
+        assert repository.finalize_batch_if_complete(session, "b1") is False
+
+
+def test_rerunning_a_batch_resets_documents_without_duplicating_them(database_url: str) -> None:
+    paths = [Path("/contracts/a.pdf"), Path("/contracts/b.pdf")]
+    with session_scope(database_url) as session:
+        first = repository.create_batch(session, "b2", paths, {})
+        repository.mark_failed(session, first[0], "ingest", "file is empty (0 bytes)")
+    with session_scope(database_url) as session:
+        second = repository.create_batch(session, "b2", paths, {"view": "summary"})
+    assert first == second
+    with session_scope(database_url) as session:
+        document = repository.get_document(session, first[0])
+        assert (document.status, document.reason) == ("pending", None)
+        assert repository.batch_status(session, "b2") == "running"
+
+
+def test_stage_outputs_replace_what_the_stage_wrote_before(database_url: str) -> None:
+    with session_scope(database_url) as session:
+        [doc] = repository.create_batch(session, "b3", [Path("/contracts/a.pdf")], {})
+    pages = [dm.PageText(1, "Governing law. Delaware.", [dm.Word("Governing", 0, 9, (1, 2, 3, 4))]), dm.PageText(2, "")]
+    finding = dm.Finding("Governing Law", "Delaware", 15, 23, 1, 0.9, "rules", "t1")
+    for _ in range(2):  # a task delivered twice
+        with session_scope(database_url) as session:
+            repository.replace_pages(session, doc, pages)
+            repository.replace_segments(session, doc, [dm.Segment(0, "Governing law. Delaware.", 0, 24, 1, (1, 2, 3, 4))])
+            repository.replace_findings(session, doc, "rules", [finding])
+            repository.replace_findings(session, doc, "aggregate", [finding])
+    with session_scope(database_url) as session:
+        assert repository.load_pages(session, doc) == pages
+        assert len(repository.load_segments(session, doc)) == 1
+        assert repository.load_findings(session, doc, ["rules"]) == [finding]
+        assert len(repository.load_findings(session, doc)) == 2
