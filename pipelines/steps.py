@@ -18,6 +18,15 @@ from storage import repository
 from storage.database import session_scope
 
 
+class PagesPending(Exception):
+    """OCR of some pages has not landed yet: run `segment` again a little later.
+
+    Redis joins a chord by counting finished members, so a member delivered twice (its worker
+    died after finishing, before acknowledging) can fire the callback before the last page is
+    done; segment checks the pages themselves instead of trusting the join.
+    """
+
+
 @dataclass(frozen=True)
 class DocumentRef:
     """Who a step works on, for logs and for locating the file."""
@@ -116,6 +125,8 @@ def segment(settings: Settings, doc: DocumentRef) -> None:
         pages = repository.load_pages(session, doc.id)
         errors = repository.page_errors(session, doc.id)
         ocr_seconds = repository.ocr_seconds(session, doc.id)
+    if waiting := [p.number for p in pages if p.needs_ocr]:
+        raise PagesPending(f"pages {waiting} still wait for OCR")
     if ocr_seconds:
         record_timing(settings, doc.id, "ocr", ocr_seconds)
     if not any(p.text.strip() for p in pages):

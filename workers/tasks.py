@@ -39,6 +39,7 @@ INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 settings = get_settings()
+PAGES_PENDING_RETRIES = 2 * settings.ocr_page_time_limit_s  # one-second retries
 DOCUMENT_TASKS: dict[str, Task] = {}
 
 
@@ -68,6 +69,10 @@ def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_re
                 steps.fail(settings, document_id, stage, f"stopped by the {time_limit_s} s time limit of the {stage} stage")
             except Retry:
                 raise
+            except steps.PagesPending as pending:
+                if self.request.retries < PAGES_PENDING_RETRIES:
+                    raise self.retry(countdown=1, max_retries=PAGES_PENDING_RETRIES) from None
+                steps.fail(settings, document_id, "ocr", f"OCR did not complete: {pending}")
             except INFRASTRUCTURE_ERRORS as error:
                 if self.request.retries < self.max_retries:
                     logs.log("infrastructure error, retrying", stage=stage, batch_id=None, document_id=document_id,

@@ -1,0 +1,106 @@
+"""The real DAG with real worker processes in the embedded mode (filesystem broker + SQLite)."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from conftest import REPO, expected_outcomes, run_cli, wait_until
+from pipelines.datamodel import BatchResult
+from storage import repository, schema
+from storage.database import session_scope
+
+
+def database_url(env: dict[str, str]) -> str:
+    return f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+
+
+def load_batch(url: str, batch_id: str) -> BatchResult:
+    with session_scope(url) as session:
+        return repository.load_batch_result(session, batch_id)
+
+
+def row_counts(url: str, batch_id: str) -> dict[str, dict[str, int]]:
+    """Per document file name: how many pages, segments and findings storage holds."""
+    counts: dict[str, dict[str, int]] = {}
+    with session_scope(url) as session:
+        documents = session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id)).all()
+        for d in documents:
+            counts[d.filename] = {
+                table.__tablename__: session.scalar(select(func.count()).select_from(table).where(table.document_id == d.id))
+                for table in (schema.Page, schema.Segment, schema.Finding, schema.ReviewItem)
+            }
+    return counts
+
+
+def processes_using(data_dir: str) -> list[int]:
+    """Processes whose environment points at this data dir: workers that outlived their run."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if f"CLAUSEMILL_DATA_DIR={data_dir}".encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = run_cli(["audit", str(sample_dir), "--out", str(out), "--batch-id", "samples"], embedded_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    batch = load_batch(database_url(embedded_env), "samples")
+    assert batch.status == "done"
+    assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
+    for document in batch.documents:
+        if document.status == "failed":
+            assert document.stage and document.reason, document
+        if document.status == "done":
+            assert document.findings, f"{document.filename} has no findings"
+            assert {"ingest", "extract", "segment", "analyse_rules", "aggregate"} <= set(document.timings)
+    scans = [d for d in batch.documents if d.ocr_pages]
+    assert scans and all(d.status == "done" for d in scans), "the scanned sample must be OCRed and analysed"
+
+    for name in ("report.json", "report.html", "findings.csv", "predictions.jsonl", "report.xlsx"):
+        assert (out / name).stat().st_size > 0, name
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["documents"]) == len(batch.documents)
+    assert processes_using(embedded_env["CLAUSEMILL_DATA_DIR"]) == [], "embedded workers outlived the audit"
+
+
+def test_rerunning_a_batch_is_idempotent(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    url = database_url(embedded_env)
+    counts = []
+    for attempt in range(2):
+        result = run_cli(["audit", str(sample_dir), "--out", str(tmp_path / f"out{attempt}"), "--batch-id", "again"], embedded_env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        counts.append(row_counts(url, "again"))
+    assert counts[0] == counts[1]
+    assert len(counts[0]) == len(expected_outcomes(sample_dir))
+    first = (tmp_path / "out0" / "predictions.jsonl").read_text()
+    assert first == (tmp_path / "out1" / "predictions.jsonl").read_text()
+
+
+def test_ctrl_c_stops_the_embedded_workers(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out", str(tmp_path / "o")],
+                             env=embedded_env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    data_dir = embedded_env["CLAUSEMILL_DATA_DIR"]
+    wait_until(lambda: len(processes_using(data_dir)) >= 3, timeout=60, message="embedded workers to start")
+    audit.send_signal(signal.SIGINT)
+    output = audit.communicate(timeout=60)[0].decode()
+    assert audit.returncode == 130, output
+    assert "Interrupted" in output
+    wait_until(lambda: not processes_using(data_dir), timeout=10, message="workers to exit")
+
+
+def test_audit_explains_bad_arguments(embedded_env: dict[str, str], tmp_path: Path) -> None:
+    missing = run_cli(["audit", str(tmp_path / "nowhere")], embedded_env)
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    (tmp_path / "empty").mkdir()
+    empty = run_cli(["audit", str(tmp_path / "empty")], embedded_env)
+    assert empty.returncode == 2 and "No .pdf, .txt or .docx files" in empty.stderr

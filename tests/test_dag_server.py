@@ -1,0 +1,121 @@
+"""The same DAG on Redis + PostgreSQL with separately started `clausemill worker` processes:
+failure isolation, duplicate delivery and workers killed with SIGKILL mid-batch."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from conftest import REPO, expected_outcomes, run_cli, wait_until
+from storage import repository, schema
+from storage.database import session_scope
+from test_dag_embedded import load_batch, row_counts
+
+
+def batch_done(url: str, batch_id: str) -> bool:
+    with session_scope(url) as session:
+        return repository.batch_status(session, batch_id) == "done"
+
+
+def stage_of(url: str, batch_id: str, stage: str) -> bool:
+    with session_scope(url) as session:
+        return bool(session.scalar(select(func.count()).select_from(schema.Document).where(
+            schema.Document.batch_id == batch_id, schema.Document.stage == stage, schema.Document.status == "running")))
+
+
+def assert_no_duplicate_findings(url: str, batch_id: str) -> None:
+    with session_scope(url) as session:
+        rows = session.execute(
+            select(schema.Finding.document_id, schema.Finding.producer, schema.Finding.category,
+                   schema.Finding.start, schema.Finding.end, schema.Finding.source, func.count())
+            .join(schema.Document, schema.Document.id == schema.Finding.document_id)
+            .where(schema.Document.batch_id == batch_id)
+            .group_by(schema.Finding.document_id, schema.Finding.producer, schema.Finding.category,
+                      schema.Finding.start, schema.Finding.end, schema.Finding.source)
+        ).all()
+    assert rows and all(row[-1] == 1 for row in rows), [row for row in rows if row[-1] > 1]
+
+
+def test_server_mode_runs_the_batch_on_separate_workers(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    start_worker(server_env, "cpu", 2)
+    start_worker(server_env, "gpu", 1)
+    submitted = run_cli(["audit", str(sample_dir), "--no-wait", "--batch-id", "nightly"], server_env)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    assert submitted.stdout.strip().splitlines()[-1] == "nightly"
+
+    url = server_env["CLAUSEMILL_DATABASE_URL"]
+    wait_until(lambda: batch_done(url, "nightly"), timeout=300, message="the batch to finish")
+    status = run_cli(["status", "nightly"], server_env)
+    assert "nightly: done" in status.stdout
+
+    report = run_cli(["report", "nightly", "--out", str(tmp_path / "out")], server_env)
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert (tmp_path / "out" / "report.html").exists()
+    batch = load_batch(url, "nightly")
+    assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
+    assert all(d.reason for d in batch.documents if d.status == "failed")
+
+
+DUPLICATE_DELIVERY = """
+import sys
+from pathlib import Path
+from pipelines.producer import document_canvas, submit_batch
+from pipelines.settings import get_settings
+from storage import repository, schema
+from storage.database import session_scope
+from sqlalchemy import select
+
+settings = get_settings()
+batch_id = submit_batch(settings, sorted(Path(sys.argv[1]).iterdir()), batch_id="twice")
+with session_scope(settings.effective_database_url) as session:
+    ids = session.scalars(select(schema.Document.id).where(schema.Document.batch_id == batch_id)).all()
+for document_id in ids:  # every document's chain delivered a second time
+    document_canvas(document_id).apply_async()
+"""
+
+
+def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    start_worker(server_env, "cpu", 2)
+    url = server_env["CLAUSEMILL_DATABASE_URL"]
+    once = run_cli(["audit", str(sample_dir), "--batch-id", "once", "--out", str(tmp_path / "once")], server_env)
+    assert once.returncode == 0, once.stdout + once.stderr
+
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for path in sample_dir.iterdir():
+        if path.suffix.lower() in {".pdf", ".txt", ".docx"}:
+            (inputs / path.name).write_bytes(path.read_bytes())
+    subprocess.run([sys.executable, "-c", DUPLICATE_DELIVERY, str(inputs)], env=server_env, cwd=REPO, check=True)
+    wait_until(lambda: batch_done(url, "twice"), timeout=300, message="the doubly delivered batch to finish")
+    # let the second deliveries drain before counting
+    wait_until(lambda: not stage_of(url, "twice", "analyse_rules"), timeout=60, message="stragglers")
+
+    assert row_counts(url, "twice") == row_counts(url, "once")
+    assert_no_duplicate_findings(url, "twice")
+
+
+def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    url = server_env["CLAUSEMILL_DATABASE_URL"]
+    cpu = start_worker(server_env, "cpu", 2)
+    submitted = run_cli(["audit", str(sample_dir), "--no-wait", "--batch-id", "killed"], server_env)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+
+    # A pool process dies mid-task (OOM killer, segfault in a PDF library): its task is requeued.
+    wait_until(lambda: stage_of(url, "killed", "ocr_page") or batch_done(url, "killed"), timeout=120, message="OCR to start")
+    for pid in cpu.children():
+        subprocess.run(["kill", "-9", str(pid)], check=False)
+    # The whole worker dies (machine lost): another worker gets its unacked tasks back after
+    # the visibility timeout.
+    cpu.kill(signal.SIGKILL)
+    start_worker(server_env, "cpu", 2)
+    wait_until(lambda: batch_done(url, "killed"), timeout=300, message="the batch to finish after the kills")
+
+    batch = load_batch(url, "killed")
+    assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
+    assert_no_duplicate_findings(url, "killed")
+    reference = run_cli(["audit", str(sample_dir), "--batch-id", "reference", "--out", str(tmp_path / "ref")], server_env)
+    assert reference.returncode == 0, reference.stdout + reference.stderr
+    assert row_counts(url, "killed") == row_counts(url, "reference")
