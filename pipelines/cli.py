@@ -25,7 +25,6 @@ app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pret
 console = Console(stderr=True)
 
 SUPPORTED_SUFFIXES = {".pdf", ".txt", ".docx"}
-VIEWS = ("full", "summary")
 
 
 def collect_inputs(paths: list[Path]) -> list[Path]:
@@ -46,10 +45,14 @@ def batch_options(playbook: Path | None, view: str) -> dict:
     """Options travel with the batch in the database, so remote workers see the playbook too."""
     options: dict = {"view": view}
     if playbook is not None:
-        from pipelines.playbook import load_playbook
+        from pipelines.playbook import PlaybookError, parse_playbook
 
-        load_playbook(playbook)  # fail now, with the validation message, not in every worker
-        options["playbook"] = playbook.read_text()
+        text = playbook.read_text()
+        try:
+            parse_playbook(text, origin=str(playbook))  # fail now, with the message, not in every worker
+        except PlaybookError as error:
+            raise typer.BadParameter(str(error), param_hint="--playbook") from None
+        options["playbook"] = text
     return options
 
 
@@ -96,16 +99,17 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
 
 
 def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> list[Path]:
+    from pipelines.aggregate import DocumentAssessment
     from pipelines.reports import write_reports
-    from storage import repository
+    from pipelines.steps import ANALYSERS, playbook_for
+    from storage import repository, schema
     from storage.database import session_scope
 
     with session_scope(settings.effective_database_url) as session:
-        batch = repository.load_batch_result(session, batch_id)
-        options = session.get(repository.schema.Batch, batch_id).options or {}
-    from pipelines.playbook import playbook_from_batch_options
-
-    written = write_reports(batch, out, view=view, playbook=playbook_from_batch_options(options))
+        batch = repository.load_batch_result(session, batch_id, ANALYSERS)
+        options = session.get(schema.Batch, batch_id).options or {}
+        assessments = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
+    written = write_reports(batch, out, view=view, playbook=playbook_for(options), assessments=assessments)
     print_summary(batch)
     return written
 
@@ -132,6 +136,8 @@ def audit(
     timeout: Annotated[Optional[float], typer.Option(help="Give up waiting after this many seconds.")] = None,
 ) -> None:
     """Audit contracts: run every document through the DAG and write the reports."""
+    from pipelines.reports import VIEWS
+
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
     settings = get_settings()

@@ -154,17 +154,32 @@ ANALYSERS = ("rules",)
 """Producers whose findings aggregation merges (the model adds "model" on the gpu queue)."""
 
 
+def playbook_for(options: dict):  # type: ignore[no-untyped-def]
+    """The batch's playbook: stored with the batch as YAML text, so remote workers see it too."""
+    from pipelines.playbook import load_playbook, parse_playbook
+
+    text = options.get("playbook")
+    return parse_playbook(text, origin="batch playbook") if text else load_playbook(None)
+
+
 def aggregate(settings: Settings, doc: DocumentRef) -> None:
+    """Merge the analysers' evidence, apply the playbook, queue what needs a person."""
     from pipelines.aggregate import aggregate_document
-    from pipelines.playbook import playbook_from_batch_options
 
     with session_scope(settings.effective_database_url) as session:
         findings = repository.load_findings(session, doc.id, ANALYSERS)
-        options = repository.get_document(session, doc.id).batch.options or {}
-    assessment = aggregate_document(findings, playbook_from_batch_options(options))
+        d = repository.get_document(session, doc.id)
+        options, page_count = d.batch.options or {}, d.page_count
+    assessment = aggregate_document(findings, playbook_for(options), page_count)
+    merged = [m.finding for m in assessment.findings] + [i.finding for i in assessment.issues]
+    review = [
+        {"category": r.finding.category, "reason": r.reason, "priority": r.priority,
+         "evidence": {"text": r.finding.text, "page": r.finding.page, "start": r.finding.start, "end": r.finding.end}}
+        for r in assessment.review
+    ]
     with session_scope(settings.effective_database_url) as session:
-        repository.replace_findings(session, doc.id, "aggregate", assessment.findings)
-        repository.replace_review_items(session, doc.id, [item.to_dict() for item in assessment.review_items])
+        repository.replace_findings(session, doc.id, "aggregate", merged)
+        repository.replace_review_items(session, doc.id, review)
         d = repository.get_document(session, doc.id)
         d.assessment = assessment.to_dict()
         d.risk_score, d.risk_level = assessment.risk_score, assessment.risk_level

@@ -271,21 +271,32 @@ def review_queue(session: Session, batch_id: str | None = None, limit: int = 50)
     return list(session.execute(query).tuples())
 
 
+def load_assessments(session: Session, batch_id: str) -> dict[int, dict]:
+    """Stored assessments by document id; a duplicate shares its original's."""
+    documents = session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id)).all()
+    stored = {d.id: d.assessment for d in documents if d.status == "done" and d.assessment}
+    for d in documents:
+        if d.status == "duplicate" and d.duplicate_of in stored:
+            stored[d.id] = stored[d.duplicate_of]
+    return stored
+
+
 # --- reading a batch back for reports ----------------------------------------------------
 
-def load_batch_result(session: Session, batch_id: str) -> dm.BatchResult:
+def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] = ("rules",)) -> dm.BatchResult:
+    """The batch with each done document's raw analyser findings (aggregation is stored apart)."""
+    analysers = list(analysers)
     batch = session.get(schema.Batch, batch_id)
     if batch is None:
         raise LookupError(f"no batch with id {batch_id!r}")
     names = {d.id: d.filename for d in batch.documents}
     documents = []
     for d in batch.documents:
-        source_id = d.duplicate_of if d.status == "duplicate" and d.duplicate_of else d.id
         documents.append(dm.DocumentResult(
             id=d.id, filename=d.filename, path=d.path, status=d.status, stage=d.stage, reason=d.reason,
             sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
             ocr_pages=ocr_page_count(session, d.id), timings=dict(d.timings or {}),
-            findings=load_findings(session, source_id, ["aggregate"]) if d.status in ("done", "duplicate") else [],
+            findings=load_findings(session, d.id, analysers) if d.status == "done" else [],
             risk_score=d.risk_score, risk_level=d.risk_level,
             duplicate_of=names.get(d.duplicate_of) if d.duplicate_of else None,
         ))

@@ -109,9 +109,13 @@ class EmbeddedWorkers:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
 
     def stop(self, grace_s: float = 15.0) -> None:
-        """Warm shutdown (SIGTERM) of each worker's process group, then SIGKILL stragglers."""
+        """Warm shutdown (SIGTERM to each worker's main process), then SIGKILL its whole group.
+
+        Only the main process gets SIGTERM: it stops its pool children itself, whereas a
+        child killed directly would be reported as lost and its task requeued."""
         for process in self.processes.values():
-            _signal_group(process, signal.SIGTERM)
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + grace_s
         for process in self.processes.values():
             try:

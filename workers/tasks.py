@@ -55,6 +55,7 @@ def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_re
                   soft_time_limit=time_limit_s, time_limit=time_limit_s + 30,
                   max_retries=settings.infrastructure_retries)
         def run(self: Task, document_id: int, *args: Any) -> None:
+            doc = None
             try:
                 doc = steps.begin(settings, document_id, stage)
                 if doc is None:
@@ -75,12 +76,14 @@ def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_re
                 steps.fail(settings, document_id, "ocr", f"OCR did not complete: {pending}")
             except INFRASTRUCTURE_ERRORS as error:
                 if self.request.retries < self.max_retries:
-                    logs.log("infrastructure error, retrying", stage=stage, batch_id=None, document_id=document_id,
+                    logs.log("infrastructure error, retrying", stage=stage, batch_id=doc and doc.batch_id,
+                             sha256=doc and doc.sha256, document_id=document_id,
                              level=logging.WARNING, error=repr(error), attempt=self.request.retries + 1)
                     raise self.retry(exc=error, countdown=min(2 ** self.request.retries, 30))
                 steps.fail(settings, document_id, stage, f"infrastructure error after {self.max_retries} retries: {error}")
             except Exception as error:  # a bug: keep the batch going, keep the traceback
-                logs.log("internal error", stage=stage, batch_id=None, document_id=document_id,
+                logs.log("internal error", stage=stage, batch_id=doc and doc.batch_id,
+                         sha256=doc and doc.sha256, document_id=document_id,
                          level=logging.ERROR, exc_info=True)
                 steps.fail(settings, document_id, stage, f"internal error in {stage}: {type(error).__name__}: {error}")
             return None

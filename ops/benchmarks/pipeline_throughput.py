@@ -1,0 +1,86 @@
+"""Throughput of the whole embedded pipeline on real CUAD contracts (a script, not a test).
+
+Runs `clausemill audit` (its own workers, filesystem broker, SQLite) twice in one go — N text
+PDFs, then the real scan alone — and prints contracts/min, pages/s, time per stage, and the
+orchestration overhead: batch wall time ÷ (sum of stage time ÷ worker processes). 1.00 would
+be perfect packing of stage work onto the workers; the excess is queueing, polling and
+database round-trips.
+
+    python ops/benchmarks/pipeline_throughput.py [--n 40] [--workers 2]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CUAD = REPO.parent / "shared" / "data" / "cuad"
+sys.path.insert(0, str(REPO))
+
+
+def run_batch(files: list[Path], workers: int, label: str) -> dict:
+    from storage import repository
+    from storage.database import session_scope
+
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = Path(tmp) / "in"
+        inputs.mkdir()
+        for f in files:
+            (inputs / f.name).symlink_to(f)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUSEMILL_")}
+        env.update(CLAUSEMILL_DATA_DIR=str(Path(tmp) / "data"), CLAUSEMILL_CPU_CONCURRENCY=str(workers))
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pipelines.cli", "audit", str(inputs), "--out", str(Path(tmp) / "out"),
+                        "--batch-id", label], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+        command_wall = time.perf_counter() - started
+        url = f"sqlite:///{Path(tmp) / 'data' / 'clausemill.sqlite'}"
+        with session_scope(url) as session:
+            batch = repository.load_batch_result(session, label)
+            from storage import schema
+
+            row = session.get(schema.Batch, label)
+            batch_wall = (row.finished_at - row.created_at).total_seconds()
+    stage_seconds: dict[str, float] = defaultdict(float)
+    for d in batch.documents:
+        for stage, seconds in d.timings.items():
+            stage_seconds[stage] += seconds
+    pages = sum(d.page_count or 0 for d in batch.documents if d.status == "done")
+    busy = sum(stage_seconds.values())
+    return {
+        "label": label, "documents": len(batch.documents), "done": batch.count("done"), "failed": batch.count("failed"),
+        "pages": pages, "batch_wall": batch_wall, "command_wall": command_wall, "stages": dict(stage_seconds),
+        "overhead": batch_wall / (busy / workers) if busy else float("nan"),
+    }
+
+
+def show(result: dict, workers: int) -> None:
+    wall = result["batch_wall"]
+    print(f"\n== {result['label']}: {result['documents']} documents ({result['done']} done, {result['failed']} failed), "
+          f"{result['pages']} pages, {workers} cpu worker processes")
+    print(f"batch wall {wall:.1f} s (whole command incl. worker start/stop and reports: {result['command_wall']:.1f} s)")
+    print(f"contracts/min {60 * result['done'] / wall:.1f}   pages/s {result['pages'] / wall:.2f}")
+    for stage, seconds in sorted(result["stages"].items(), key=lambda kv: -kv[1]):
+        print(f"  {stage:<14} {seconds:8.2f} s total   {1000 * seconds / max(result['documents'], 1):8.1f} ms/document")
+    print(f"orchestration overhead (wall / (stage time / workers)): {result['overhead']:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=40, help="text PDFs from CUAD")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+    if not (CUAD / "pdf").is_dir():
+        sys.exit(f"CUAD not found at {CUAD}")
+    pdfs = sorted((CUAD / "pdf").iterdir())[: args.n]
+    show(run_batch(pdfs, args.workers, "text-pdfs"), args.workers)
+    show(run_batch(sorted((CUAD / "scanned").iterdir()), args.workers, "scan"), args.workers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,450 @@
+"""From a document's raw findings to what a lawyer acts on: one assessment per document.
+
+Rules, key-term extractors and the model each report evidence on their own; the same clause
+often arrives two or three times with slightly different spans.  This module merges that
+evidence (agreement between independent sources raises confidence), settles single-valued
+key terms that disagree, applies the playbook, queues what a person must confirm and rolls
+the issues up into a 0-100 risk score.  It is pure: findings in, a DocumentAssessment out,
+so it runs the same inside a Celery task, in the CLI's report step and in tests.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pipelines.datamodel import BatchResult, DocumentResult, Finding
+from pipelines.playbook.categories import KEY_TERMS, MULTI_VALUED
+from pipelines.playbook.checks import Issue, Unreadable, run_checks
+from pipelines.playbook.schema import Playbook, Thresholds
+from pipelines.playbook.severity import (
+    RISK_LEVELS, SEVERITIES, WEIGHTS, level_for_score, level_for_severity, rank, worse_level, worst,
+)
+from pipelines.playbook.values import normalize
+
+SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
+"""How joined sources are spelled: "rules+model", never "model+rules"."""
+
+PREAMBLE_CHARS = 1500
+"""Evidence starting this early in the document is in the preamble, where parties, dates and
+the agreement's name are stated with most authority."""
+
+_DEFINED_TERMS: dict[str, tuple[str, ...]] = {
+    "Agreement Date": ("Agreement Date", "Execution Date", "Signing Date"),
+    "Effective Date": ("Effective Date", "Commencement Date"),
+    "Expiration Date": ("Expiration Date", "Expiry Date", "Termination Date", "End Date"),
+    "Renewal Term": ("Renewal Term", "Renewal Period"),
+}
+"""Defined terms that state a key term; evidence containing one (the "Effective Date") is the
+contract defining the value, so it outranks a passing mention elsewhere."""
+
+_SIGNATURE = re.compile(r"IN WITNESS WHEREOF|signature", re.IGNORECASE)
+
+@dataclass
+class MergedFinding:
+    """One clause or key term as found: the tightest quote, plus every piece of evidence for it.
+
+    `finding` carries the merged confidence and joined source ("rules+model"); `evidence`
+    keeps each source's own finding so the evidence chain can be shown and audited.
+    """
+
+    finding: Finding
+    evidence: list[Finding]
+
+
+@dataclass
+class KeyTerm:
+    """The value a document gives a key term, and how that value was chosen.
+
+    `basis` is "single" (one piece of evidence), "agreed" (several, same value), "defined
+    term", "preamble" or "signature block" (that evidence outranked different values),
+    "conflict" (no way to choose: `value` and `finding` are None), "quote" (evidence without a
+    normalized value) or "listed" (multi-valued terms such as Parties).  `candidates` holds,
+    in document order, the competing values whenever values differed, and every party for
+    Parties.
+    """
+
+    category: str
+    value: str | None
+    finding: Finding | None
+    basis: str
+    candidates: list[Finding] = field(default_factory=list)
+
+    @property
+    def conflict(self) -> bool:
+        return self.basis == "conflict"
+
+
+@dataclass
+class ReviewItem:
+    """A finding a person must confirm, why, and how urgently (severity weight x uncertainty)."""
+
+    finding: Finding
+    reason: str
+    priority: float
+
+
+@dataclass
+class DocumentAssessment:
+    """Everything decided about one document; stored as JSON and rendered by pipelines.reports."""
+
+    playbook: str
+    thresholds: Thresholds
+    findings: list[MergedFinding]
+    key_terms: dict[str, KeyTerm]
+    issues: list[Issue]
+    review: list[ReviewItem]
+    risk_score: float
+    risk_level: str
+
+    def shown(self) -> list[MergedFinding]:
+        """Findings worth showing a person: those at or above the playbook's floor."""
+        return [m for m in self.findings if m.finding.confidence >= self.thresholds.floor]
+
+    def present(self) -> list[MergedFinding]:
+        """Findings confident enough to count the clause as present."""
+        return [m for m in self.findings if m.finding.confidence >= self.thresholds.present]
+
+    def to_dict(self) -> dict:
+        return {
+            "playbook": self.playbook,
+            "thresholds": self.thresholds.to_dict(),
+            "findings": [{"finding": m.finding.to_dict(), "evidence": [e.to_dict() for e in m.evidence]}
+                         for m in self.findings],
+            "key_terms": {
+                name: {"category": k.category, "value": k.value, "basis": k.basis,
+                       "finding": k.finding.to_dict() if k.finding else None,
+                       "candidates": [c.to_dict() for c in k.candidates]}
+                for name, k in self.key_terms.items()
+            },
+            "issues": [{"kind": i.kind, "finding": i.finding.to_dict(), "advice": i.advice} for i in self.issues],
+            "review": [{"finding": r.finding.to_dict(), "reason": r.reason, "priority": r.priority}
+                       for r in self.review],
+            "risk_score": self.risk_score,
+            "risk_level": self.risk_level,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> DocumentAssessment:
+        return cls(
+            playbook=data["playbook"],
+            thresholds=Thresholds(**data["thresholds"]),
+            findings=[MergedFinding(finding_from_dict(m["finding"]), [finding_from_dict(e) for e in m["evidence"]])
+                      for m in data["findings"]],
+            key_terms={
+                name: KeyTerm(k["category"], k["value"], finding_from_dict(k["finding"]) if k["finding"] else None,
+                              k["basis"], [finding_from_dict(c) for c in k["candidates"]])
+                for name, k in data["key_terms"].items()
+            },
+            issues=[Issue(i["kind"], finding_from_dict(i["finding"]), i["advice"]) for i in data["issues"]],
+            review=[ReviewItem(finding_from_dict(r["finding"]), r["reason"], r["priority"]) for r in data["review"]],
+            risk_score=data["risk_score"],
+            risk_level=data["risk_level"],
+        )
+
+
+Assessed = tuple[DocumentResult, DocumentAssessment | None]
+"""A document with its assessment; None when it has none (failed, duplicate, pending)."""
+
+
+def finding_from_dict(data: dict) -> Finding:
+    """The Finding that Finding.to_dict() wrote (JSON turns its box tuple into a list)."""
+    box = data.get("box")
+    return Finding(**{**data, "box": tuple(box) if box is not None else None})
+
+
+def aggregate_document(
+    findings: list[Finding], playbook: Playbook, page_count: int | None = None
+) -> DocumentAssessment:
+    """Assess one document's raw findings against `playbook`.
+
+    Findings with source "playbook" are ignored: the playbook's issues are always recomputed
+    here, so assessing stored findings again gives the same result.  `page_count`, when
+    known, lets evidence on the last page count as the signature block.
+    """
+    merged = merge_findings(findings, playbook)
+    key_terms = resolve_key_terms(merged, playbook.thresholds, page_count)
+    best: dict[str, Finding] = {}
+    for m in merged:
+        current = best.get(m.finding.category)
+        if current is None or m.finding.confidence > current.confidence:
+            best[m.finding.category] = m.finding
+    issues, unreadable = run_checks(playbook, best, _valued(merged, key_terms, playbook.thresholds))
+    score, level = risk(issues, playbook.thresholds)
+    return DocumentAssessment(
+        playbook=playbook.label,
+        thresholds=playbook.thresholds,
+        findings=merged,
+        key_terms=key_terms,
+        issues=sorted(issues, key=lambda i: (-rank(i.finding.severity), i.finding.start)),
+        review=_review_items(merged, key_terms, unreadable, playbook),
+        risk_score=score,
+        risk_level=level,
+    )
+
+
+def merge_findings(findings: Iterable[Finding], playbook: Playbook) -> list[MergedFinding]:
+    """Same-category findings whose spans overlap, merged into one each, in document order."""
+    by_category: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if f.source != "playbook":
+            by_category[f.category].append(f)
+    merged = [
+        _merge(cluster, playbook.severity(category))
+        for category, group in by_category.items()
+        for cluster in _clusters(group)
+    ]
+    return sorted(merged, key=lambda m: (m.finding.start, m.finding.end, m.finding.category))
+
+
+def _clusters(group: list[Finding]) -> list[list[Finding]]:
+    """Groups of findings whose char spans overlap, transitively.
+
+    Findings without a span (end <= start: a value read from metadata, say) cannot overlap,
+    so they group by value instead.
+    """
+    clusters: list[list[Finding]] = []
+    end = -1
+    for f in sorted((f for f in group if f.end > f.start), key=lambda f: (f.start, f.end)):
+        if clusters and f.start < end:
+            clusters[-1].append(f)
+            end = max(end, f.end)
+        else:
+            clusters.append([f])
+            end = f.end
+    unanchored: dict[str, list[Finding]] = defaultdict(list)
+    for f in group:
+        if f.end <= f.start:
+            unanchored[normalize(f.value or f.text)].append(f)
+    return clusters + list(unanchored.values())
+
+
+def _merge(cluster: list[Finding], severity: str) -> MergedFinding:
+    """One finding for a cluster: tightest span as the quote, noisy-OR confidence across sources.
+
+    Each source counts once (its most confident finding), because a rule firing twice on the
+    same clause is not independent evidence, while rules and the model agreeing is.
+    """
+    per_source: dict[str, float] = {}
+    for f in cluster:
+        per_source[f.source] = max(per_source.get(f.source, 0.0), min(max(f.confidence, 0.0), 1.0))
+    confidence = 1.0 - math.prod(1.0 - c for c in per_source.values())
+    quote = min(cluster, key=lambda f: (f.end - f.start, -f.confidence))
+    valued = [f for f in cluster if f.value]
+    ordered = sorted(cluster, key=lambda f: _source_key(f.source))
+    notes = list(dict.fromkeys(f.note for f in ordered if f.note))
+    finding = Finding(
+        category=quote.category,
+        text=quote.text,
+        start=quote.start,
+        end=quote.end,
+        page=quote.page,
+        confidence=round(confidence, 4),
+        source=_join_sources(f.source for f in cluster),
+        version="+".join(dict.fromkeys(f.version for f in ordered)),
+        box=quote.box,
+        severity=severity,
+        value=max(valued, key=lambda f: f.confidence).value if valued else None,
+        note="; ".join(notes) or None,
+    )
+    return MergedFinding(finding, sorted(cluster, key=lambda f: (_source_key(f.source), f.start)))
+
+
+def _source_key(source: str) -> tuple[int, str]:
+    return (SOURCE_ORDER.index(source) if source in SOURCE_ORDER else len(SOURCE_ORDER), source)
+
+
+def _join_sources(sources: Iterable[str]) -> str:
+    parts = {part for source in sources for part in source.split("+")}
+    return "+".join(sorted(parts, key=_source_key))
+
+
+def resolve_key_terms(
+    merged: list[MergedFinding], thresholds: Thresholds, page_count: int | None = None
+) -> dict[str, KeyTerm]:
+    """Each key term the document states, with single-valued terms arbitrated.
+
+    When evidence gives different values, a defined term outranks the preamble and signature
+    block, which outrank a mention elsewhere; a tie at the top is a conflict for review.
+    """
+    terms: dict[str, KeyTerm] = {}
+    for category in KEY_TERMS:
+        candidates = sorted(
+            (m for m in merged if m.finding.category == category and m.finding.confidence >= thresholds.present),
+            key=lambda m: -m.finding.confidence,
+        )
+        if not candidates:
+            continue
+        if category in MULTI_VALUED:
+            ordered = sorted(candidates, key=lambda m: m.finding.start)
+            values = {normalize(m.finding.value or m.finding.text): m.finding.value or m.finding.text for m in ordered}
+            terms[category] = KeyTerm(category, "; ".join(values.values()), candidates[0].finding, "listed",
+                                      [m.finding for m in ordered])
+            continue
+        groups: dict[str, list[MergedFinding]] = defaultdict(list)
+        for m in candidates:
+            if m.finding.value:
+                groups[normalize(m.finding.value)].append(m)
+        if not groups:
+            terms[category] = KeyTerm(category, None, candidates[0].finding, "quote")
+            continue
+        ranked = [_most_authoritative(group, page_count) for group in groups.values()]
+        if len(ranked) == 1:
+            _, _, m = ranked[0]
+            basis = "agreed" if len(next(iter(groups.values()))) > 1 else "single"
+            terms[category] = KeyTerm(category, m.finding.value, m.finding, basis)
+            continue
+        top = max(strength for strength, _, _ in ranked)
+        winners = [r for r in ranked if r[0] == top]
+        competing = sorted((m.finding for _, _, m in ranked), key=lambda c: c.start)
+        if top > 0 and len(winners) == 1:
+            _, basis, m = winners[0]
+            terms[category] = KeyTerm(category, m.finding.value, m.finding, basis, competing)
+        else:
+            terms[category] = KeyTerm(category, None, None, "conflict", competing)
+    return terms
+
+
+def _most_authoritative(group: list[MergedFinding], page_count: int | None) -> tuple[int, str, MergedFinding]:
+    """The evidence of one value that states it most authoritatively, with its strength and basis."""
+    scored = [(*_authority(m, page_count), m) for m in group]
+    return max(scored, key=lambda s: (s[0], s[2].finding.confidence))
+
+
+def _authority(m: MergedFinding, page_count: int | None) -> tuple[int, str]:
+    """How authoritatively a piece of evidence states its value: (strength, basis)."""
+    texts = [e.text for e in m.evidence] + [e.note or "" for e in m.evidence]
+    for term in _DEFINED_TERMS.get(m.finding.category, (m.finding.category,)):
+        defined = re.compile(r"[\"“'‘]\s*" + re.escape(term) + r"\s*[\"”'’]", re.IGNORECASE)
+        if any(defined.search(t) for t in texts):
+            return 2, "defined term"
+    f = m.finding
+    if f.end > f.start and f.start < PREAMBLE_CHARS:
+        return 1, "preamble"
+    if any(_SIGNATURE.search(t) for t in texts) or (page_count is not None and f.page == page_count):
+        return 1, "signature block"
+    return 0, ""
+
+
+def _valued(
+    merged: list[MergedFinding], key_terms: Mapping[str, KeyTerm], thresholds: Thresholds
+) -> dict[str, list[Finding]]:
+    """Per category, the findings whose values the playbook's value checks should read."""
+    valued: dict[str, list[Finding]] = defaultdict(list)
+    for m in merged:
+        f = m.finding
+        if f.confidence >= thresholds.present and (f.category not in key_terms or f.category in MULTI_VALUED):
+            valued[f.category].append(f)
+    for category, term in key_terms.items():
+        if category in MULTI_VALUED:
+            continue
+        if term.conflict:
+            valued[category] = term.candidates
+        elif term.finding is not None:
+            valued[category] = [term.finding]
+    return valued
+
+
+def _review_items(
+    merged: list[MergedFinding], key_terms: Mapping[str, KeyTerm], unreadable: list[Unreadable], playbook: Playbook
+) -> list[ReviewItem]:
+    """What a person must confirm, most urgent first."""
+    t = playbook.thresholds
+    items = []
+    for m in merged:
+        f = m.finding
+        if t.floor <= f.confidence < t.review_below:
+            items.append(ReviewItem(f, f"Low confidence ({f.confidence:.2f}): confirm the quote is {f.category}.",
+                                    priority(playbook.stakes(f.category), 1.0 - f.confidence)))
+    for term in key_terms.values():
+        if term.conflict:
+            values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
+            items.append(ReviewItem(term.candidates[0], f"Conflicting {term.category}: {values}. Decide which governs.",
+                                    priority(playbook.stakes(term.category), 1.0)))
+    for u in unreadable:
+        items.append(ReviewItem(u.finding, u.reason, priority(u.check.severity, 1.0)))
+    return sorted(items, key=lambda r: (-r.priority, r.finding.start))
+
+
+def priority(severity: str, uncertainty: float) -> float:
+    """Review priority: how much is at stake times how unsure we are."""
+    return round(WEIGHTS[severity] * uncertainty, 4)
+
+
+def risk(issues: Iterable[Issue], thresholds: Thresholds) -> tuple[float, str]:
+    """A 0-100 score and a level for a document's issues.
+
+    Each issue contributes its severity weight times its confidence, combined by noisy-OR so
+    issues accumulate without passing 100.  The level is the score's band, raised to the worst
+    severity among issues certain enough not to need review: one confirmed critical issue
+    makes a critical document whatever else it holds.
+    """
+    issues = list(issues)
+    remaining = math.prod(1.0 - WEIGHTS[i.finding.severity] * i.finding.confidence for i in issues)
+    score = round(100.0 * (1.0 - remaining), 1)
+    level = level_for_score(score)
+    confirmed = [i.finding.severity for i in issues if i.finding.confidence >= thresholds.review_below]
+    if confirmed:
+        level = worse_level(level, level_for_severity(worst(confirmed)))
+    return score, level
+
+
+def assess_batch(
+    batch: BatchResult, playbook: Playbook, assessments: Mapping[int, DocumentAssessment] | None = None
+) -> list[Assessed]:
+    """Every document of `batch` with its assessment: the precomputed one, keyed by document
+    id, or one computed now for a `done` document; other documents get None."""
+    assessments = assessments or {}
+    out: list[Assessed] = []
+    for doc in batch.documents:
+        assessment = assessments.get(doc.id)
+        if assessment is None and doc.status == "done":
+            assessment = aggregate_document(doc.findings, playbook, doc.page_count)
+        out.append((doc, assessment))
+    return out
+
+
+def summarize_batch(documents: Iterable[Assessed], top: int = 10) -> dict:
+    """Batch roll-up for the report's summary: statuses, risk levels, most-flagged categories.
+
+    `categories` maps each category to {severity: documents}, counting a document once per
+    category at the worst severity it has there (its issues' if any, else the clause's own).
+    """
+    documents = list(documents)
+    by_status: Counter[str] = Counter()
+    by_level: Counter[str] = Counter({level: 0 for level in RISK_LEVELS})
+    by_severity: Counter[str] = Counter({s: 0 for s in SEVERITIES})
+    flagged: Counter[str] = Counter()
+    categories: dict[str, Counter[str]] = defaultdict(Counter)
+    failed = []
+    review_items = 0
+    for doc, assessment in documents:
+        by_status[doc.status] += 1
+        if doc.status == "failed":
+            failed.append({"id": doc.id, "filename": doc.filename, "stage": doc.stage, "reason": doc.reason})
+        if assessment is None:
+            continue
+        by_level[assessment.risk_level] += 1
+        review_items += len(assessment.review)
+        per_category: dict[str, str] = {m.finding.category: m.finding.severity for m in assessment.present()}
+        issue_severity: dict[str, str] = {}
+        for issue in assessment.issues:
+            by_severity[issue.finding.severity] += 1
+            c = issue.finding.category
+            issue_severity[c] = worst([issue_severity.get(c, "info"), issue.finding.severity])
+        per_category.update(issue_severity)
+        flagged.update(issue_severity.keys())
+        for category, severity in per_category.items():
+            categories[category][severity] += 1
+    return {
+        "documents": len(documents),
+        "by_status": dict(by_status),
+        "by_risk_level": dict(by_level),
+        "issues_by_severity": dict(by_severity),
+        "review_items": review_items,
+        "failed": failed,
+        "top_categories": [{"category": c, "documents": n} for c, n in flagged.most_common(top)],
+        "categories": {c: dict(counts) for c, counts in categories.items()},
+    }

@@ -1,0 +1,134 @@
+"""Turning a document's merged findings into playbook issues: missing, risky, bad values.
+
+Issues are Findings with source "playbook" so they travel, store and render like any other
+evidence; they are anchored to the clause that triggered them (or, for a missing clause, to
+the weak candidate that was not convincing enough) so a lawyer can check them in the text.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from pipelines.datamodel import Finding
+from pipelines.playbook.schema import ClauseRule, Playbook, ValueCheck
+from pipelines.playbook.values import matches_any, parse_days, says_no
+
+IssueKind = Literal["missing", "risky", "value"]
+_SHOWN_CHARS = 80
+
+
+@dataclass
+class Issue:
+    """A problem the playbook finds in a document, and what to ask for instead."""
+
+    kind: IssueKind
+    finding: Finding
+    advice: str | None = None
+
+
+@dataclass
+class Unreadable:
+    """A value a check needed but could not read; it goes to human review instead of passing."""
+
+    finding: Finding
+    check: ValueCheck
+    reason: str
+
+
+def run_checks(
+    playbook: Playbook, best: Mapping[str, Finding], valued: Mapping[str, list[Finding]]
+) -> tuple[list[Issue], list[Unreadable]]:
+    """Issues for one document.
+
+    `best` is each category's most confident merged finding, whatever its confidence;
+    `valued` is, per category, the present findings whose values the value checks read (for a
+    key term in conflict, every competing value, so a bad one is not hidden by the conflict).
+    """
+    present = playbook.thresholds.present
+    issues: list[Issue] = []
+    for rule in playbook.required:
+        found = best.get(rule.category)
+        if found is None or found.confidence < present:
+            issues.append(_missing(playbook, rule, found))
+    for rule in playbook.risky:
+        found = best.get(rule.category)
+        if found is not None and found.confidence >= present:
+            fields = {"category": rule.category, "value": _shown(found.value or "")}
+            finding = _anchored(playbook, found, rule.severity, _fill(rule.reason, fields))
+            issues.append(Issue("risky", finding, _fill_optional(rule.advice, fields)))
+    unreadable: list[Unreadable] = []
+    for check in playbook.value_checks:
+        for found in valued.get(check.category, []):
+            issue = _check_value(playbook, check, found)
+            if isinstance(issue, Unreadable):
+                unreadable.append(issue)
+            elif issue is not None:
+                issues.append(issue)
+    return issues, unreadable
+
+
+def _missing(playbook: Playbook, rule: ClauseRule, weak: Finding | None) -> Issue:
+    """An issue for a required clause that is absent, or only weakly evidenced by `weak`."""
+    fields = {"category": rule.category, "value": ""}
+    reason = _fill(rule.reason, fields)
+    advice = _fill_optional(rule.advice, fields)
+    if weak is None:
+        finding = Finding(rule.category, "", 0, 0, 0, 1.0, "playbook", playbook.label,
+                          severity=rule.severity, note=reason)
+        return Issue("missing", finding, advice)
+    reason += f" Only weak evidence (confidence {weak.confidence:.2f}) on page {weak.page}."
+    finding = _anchored(playbook, weak, rule.severity, reason)
+    finding.confidence = round(1.0 - weak.confidence, 4)
+    finding.value = None
+    return Issue("missing", finding, advice)
+
+
+def _check_value(playbook: Playbook, check: ValueCheck, found: Finding) -> Issue | Unreadable | None:
+    """The issue `check` raises on `found`'s value (its text when it has none), if any."""
+    value = found.value or found.text
+    fields = {"category": check.category, "value": _shown(value), "min_days": check.min_days or "",
+              "allowed": ", ".join(check.allowed)}
+    if check.kind == "allowed_values":
+        failed = not matches_any(value, check.allowed)
+    elif check.kind == "min_days":
+        days = parse_days(value)
+        if days is None:
+            return Unreadable(found, check, f"Could not read a number of days from {fields['value']!r} "
+                                            f"to compare with the playbook's minimum of {check.min_days} days.")
+        fields["days"] = days
+        failed = days < (check.min_days or 0)
+    else:  # auto_renewal: any renewal term that does not say "none" renews the contract
+        failed = not says_no(found.value)
+    if not failed:
+        return None
+    finding = _anchored(playbook, found, check.severity, _fill(check.reason, fields))
+    return Issue("value", finding, _fill_optional(check.advice, fields))
+
+
+def _anchored(playbook: Playbook, found: Finding, severity: str, note: str) -> Finding:
+    """A playbook finding quoting `found`'s text at `found`'s place and confidence."""
+    return Finding(found.category, found.text, found.start, found.end, found.page, found.confidence,
+                   "playbook", playbook.label, box=found.box, severity=severity, value=found.value, note=note)
+
+
+def _fill(template: str, fields: dict) -> str:
+    """`template` with its placeholders filled; ones this issue has no value for read as empty."""
+    return template.format_map(_Fields(fields))
+
+
+def _fill_optional(template: str | None, fields: dict) -> str | None:
+    return None if template is None else _fill(template, fields)
+
+
+def _shown(value: str) -> str:
+    """`value` on one line and short enough to sit inside a sentence."""
+    text = " ".join(value.split())
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+class _Fields(dict):
+    """Template fields where a placeholder a check cannot fill reads as empty, not KeyError."""
+
+    def __missing__(self, key: str) -> str:
+        return ""

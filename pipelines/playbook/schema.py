@@ -1,0 +1,89 @@
+"""What a playbook says, as validated values (see loader.py for the YAML it is read from)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pipelines.playbook.severity import worst
+
+CheckKind = Literal["allowed_values", "min_days", "auto_renewal"]
+CHECK_KINDS: tuple[str, ...] = ("allowed_values", "min_days", "auto_renewal")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Confidence cut-offs.
+
+    `present`: a category counts as found from this confidence on (required/risky/value checks).
+    `review_below`: findings under it go to human review.  `floor`: candidates under it are
+    noise; they only reach predictions.jsonl, where the CUAD metric sweeps every threshold.
+    """
+
+    present: float = 0.5
+    review_below: float = 0.75
+    floor: float = 0.2
+
+    def to_dict(self) -> dict:
+        return {"present": self.present, "review_below": self.review_below, "floor": self.floor}
+
+
+@dataclass(frozen=True)
+class ClauseRule:
+    """A clause the playbook requires (missing -> issue) or flags as risky (present -> issue).
+
+    `reason` and `advice` are templates over {category} and {value}.
+    """
+
+    category: str
+    severity: str
+    reason: str
+    advice: str | None = None
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """A check of a key term's value.
+
+    `reason` and `advice` are templates over {category}, {value}, {days}, {min_days}, {allowed}.
+    """
+
+    category: str
+    kind: CheckKind
+    severity: str
+    reason: str
+    advice: str | None = None
+    allowed: tuple[str, ...] = ()
+    min_days: int | None = None
+
+
+@dataclass(frozen=True)
+class Playbook:
+    """A firm's position on each clause: how severe it is, what must be there, what must not."""
+
+    name: str
+    version: str
+    severities: dict[str, str] = field(default_factory=dict)
+    required: tuple[ClauseRule, ...] = ()
+    risky: tuple[ClauseRule, ...] = ()
+    value_checks: tuple[ValueCheck, ...] = ()
+    thresholds: Thresholds = Thresholds()
+
+    @property
+    def label(self) -> str:
+        """Name and version, recorded as the `version` of every finding the playbook makes."""
+        return f"{self.name}@{self.version}"
+
+    def severity(self, category: str) -> str:
+        """Severity of the clause itself when found; categories the playbook omits are info."""
+        return self.severities.get(category, "info")
+
+    def stakes(self, category: str) -> str:
+        """The worst severity the playbook attaches to a category in any role.
+
+        Review priority uses it: a doubtful Cap On Liability matters as much as its absence.
+        """
+        return worst(
+            [self.severity(category)]
+            + [r.severity for r in (*self.required, *self.risky) if r.category == category]
+            + [c.severity for c in self.value_checks if c.category == category]
+        )

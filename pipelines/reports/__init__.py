@@ -1,0 +1,54 @@
+"""Batch reports: report.json, report.html, report.xlsx, findings.csv and predictions.jsonl.
+
+Call write_reports() once a batch is finished (the CLI does after `audit`); it assesses any
+`done` document whose assessment was not stored and writes every output into one folder.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from pipelines.aggregate import DocumentAssessment, assess_batch, summarize_batch
+from pipelines.datamodel import BatchResult
+from pipelines.playbook import Playbook, load_playbook
+from pipelines.reports.csv_report import write_findings_csv
+from pipelines.reports.html_report import write_html
+from pipelines.reports.json_report import report_dict, write_json
+from pipelines.reports.predictions import write_predictions
+from pipelines.reports.xlsx_report import write_xlsx
+
+VIEWS: tuple[str, ...] = ("summary", "full")
+"""summary: for the business, one line per contract; full: for lawyers, the whole evidence chain."""
+
+
+def write_reports(
+    batch: BatchResult,
+    out_dir: Path,
+    view: str = "full",
+    playbook: Playbook | None = None,
+    assessments: Mapping[int, DocumentAssessment] | None = None,
+) -> list[Path]:
+    """Write every report for `batch` into `out_dir` (created if needed); return their paths.
+
+    `playbook` defaults to the bundled commercial playbook.  `assessments`, keyed by document
+    id, are used as stored; other `done` documents are assessed now.  `view` changes
+    report.html and report.xlsx only: report.json, findings.csv and predictions.jsonl are
+    always complete.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    playbook = playbook or load_playbook(None)
+    assessed = assess_batch(batch, playbook, assessments)
+    summary = summarize_batch(assessed)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        write_json(report_dict(batch, assessed, summary, playbook.label), out_dir / "report.json"),
+        write_html(batch, assessed, summary, playbook.label, view, out_dir / "report.html"),
+        write_xlsx(assessed, out_dir / "report.xlsx", view),
+        write_findings_csv(assessed, out_dir / "findings.csv"),
+        write_predictions(assessed, out_dir / "predictions.jsonl"),
+    ]
+
+
+__all__ = ["VIEWS", "write_reports"]

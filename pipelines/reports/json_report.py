@@ -1,0 +1,33 @@
+"""report.json: the whole batch, machine-readable, with every finding's evidence anchors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipelines.aggregate import Assessed
+from pipelines.datamodel import BatchResult
+
+_DOCUMENT_FIELDS = ("id", "filename", "path", "status", "stage", "reason", "sha256", "kind", "size_bytes",
+                    "page_count", "ocr_pages", "timings", "duplicate_of")
+
+
+def report_dict(batch: BatchResult, assessed: list[Assessed], summary: dict, playbook_label: str) -> dict:
+    """The report as plain data; a document's `assessment` is DocumentAssessment.to_dict() or None."""
+    return {
+        "batch": {"id": batch.id, "status": batch.status, "created_at": batch.created_at,
+                  "finished_at": batch.finished_at},
+        "playbook": playbook_label,
+        "summary": summary,
+        "documents": [
+            {**{f: getattr(doc, f) for f in _DOCUMENT_FIELDS},
+             "risk_score": a.risk_score if a else doc.risk_score,
+             "risk_level": a.risk_level if a else doc.risk_level,
+             "assessment": a.to_dict() if a else None}
+            for doc, a in assessed
+        ],
+    }
+
+
+def write_json(report: dict, path: Path) -> Path:
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path

@@ -1,0 +1,106 @@
+"""Assessed documents flattened into rows, for the spreadsheet and CSV outputs.
+
+Kept apart from the writers so report.xlsx and findings.csv always agree on columns.
+"""
+from __future__ import annotations
+
+from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
+from pipelines.datamodel import DocumentResult, Finding
+from pipelines.playbook.categories import KEY_TERMS
+
+SUMMARY_DOCUMENT_HEADERS = ["File", "Status", "Risk level", "Risk score", "Missing clauses",
+                            "To renegotiate", "Review items", "Reason"]
+FULL_DOCUMENT_HEADERS = ["ID", "File", "Status", "Stage", "Reason", "Kind", "Pages", "OCR pages",
+                         "Size (bytes)", "SHA-256", "Seconds", "Risk level", "Risk score", "Issues",
+                         "Missing clauses", "To renegotiate", "Review items", "Duplicate of"]
+FINDING_HEADERS = ["File", "Category", "Kind", "Severity", "Confidence", "Source", "Version", "Value",
+                   "Page", "Start", "End", "Box", "Quote", "Note", "Advice", "Evidence"]
+KEY_TERM_HEADERS = ["File", *KEY_TERMS]
+REVIEW_HEADERS = ["File", "Priority", "Category", "Reason", "Confidence", "Source", "Page", "Quote"]
+
+
+def document_rows(assessed: list[Assessed], view: str) -> tuple[list[str], list[list]]:
+    """One row per document: business columns for the summary view, every fact for the full view."""
+    if view == "summary":
+        return SUMMARY_DOCUMENT_HEADERS, [
+            [doc.filename, doc.status, _level(doc, a), _score(doc, a), missing_clauses(a), renegotiate(a),
+             len(a.review) if a else None, doc.reason]
+            for doc, a in assessed
+        ]
+    return FULL_DOCUMENT_HEADERS, [
+        [doc.id, doc.filename, doc.status, doc.stage, doc.reason, doc.kind, doc.page_count, doc.ocr_pages,
+         doc.size_bytes, doc.sha256, round(sum(doc.timings.values()), 3), _level(doc, a), _score(doc, a),
+         len(a.issues) if a else None, missing_clauses(a), renegotiate(a), len(a.review) if a else None,
+         doc.duplicate_of]
+        for doc, a in assessed
+    ]
+
+
+def finding_rows(assessed: list[Assessed]) -> list[list]:
+    """Every shown finding and every playbook issue, each with its evidence anchors."""
+    rows = []
+    for doc, a in assessed:
+        if a is None:
+            continue
+        for m in a.shown():
+            kind = "key term" if m.finding.category in KEY_TERMS else "clause"
+            rows.append(_finding_row(doc, m.finding, kind, None, evidence_chain(m.evidence)))
+        for issue in a.issues:
+            rows.append(_finding_row(doc, issue.finding, issue.kind, issue.advice, ""))
+    return rows
+
+
+def key_term_rows(assessed: list[Assessed]) -> list[list]:
+    """One row per assessed document, one column per key term."""
+    return [[doc.filename, *(key_term_text(a.key_terms.get(t)) for t in KEY_TERMS)]
+            for doc, a in assessed if a is not None]
+
+
+def review_rows(assessed: list[Assessed]) -> list[list]:
+    """The batch's review queue, most urgent first."""
+    items = [(doc, r) for doc, a in assessed if a is not None for r in a.review]
+    items.sort(key=lambda dr: -dr[1].priority)
+    return [[doc.filename, r.priority, r.finding.category, r.reason, r.finding.confidence, r.finding.source,
+             r.finding.page, r.finding.text] for doc, r in items]
+
+
+def key_term_text(term: KeyTerm | None) -> str:
+    """A key term as one cell: its value (or quote), or every competing value when in conflict."""
+    if term is None:
+        return ""
+    if term.conflict:
+        return "CONFLICT: " + " | ".join(f"{c.value} (p. {c.page})" for c in term.candidates)
+    if term.value:
+        return term.value
+    return " ".join(term.finding.text.split()) if term.finding else ""
+
+
+def missing_clauses(a: DocumentAssessment | None) -> str:
+    """Required clauses the document lacks, comma-separated."""
+    return ", ".join(i.finding.category for i in a.issues if i.kind == "missing") if a else ""
+
+
+def renegotiate(a: DocumentAssessment | None) -> str:
+    """What to ask the counterparty for: each risky or bad-valued clause with the playbook's advice."""
+    if a is None:
+        return ""
+    return "; ".join(f"{i.finding.category}: {i.advice or i.finding.note}" for i in a.issues if i.kind != "missing")
+
+
+def evidence_chain(evidence: list[Finding]) -> str:
+    """Each source's evidence on one line: who, which version, how sure, where."""
+    return "; ".join(f"{e.source} {e.version} {e.confidence:.2f} p. {e.page} [{e.start}-{e.end}]" for e in evidence)
+
+
+def _finding_row(doc: DocumentResult, f: Finding, kind: str, advice: str | None, evidence: str) -> list:
+    box = ", ".join(f"{v:.1f}" for v in f.box) if f.box else ""
+    return [doc.filename, f.category, kind, f.severity, f.confidence, f.source, f.version, f.value, f.page or None,
+            f.start, f.end, box, f.text, f.note, advice, evidence]
+
+
+def _level(doc: DocumentResult, a: DocumentAssessment | None) -> str | None:
+    return a.risk_level if a else doc.risk_level
+
+
+def _score(doc: DocumentResult, a: DocumentAssessment | None) -> float | None:
+    return a.risk_score if a else doc.risk_score

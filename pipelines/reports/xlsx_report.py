@@ -1,0 +1,69 @@
+"""report.xlsx: the batch as filterable sheets, for people who live in Excel.
+
+The summary view (business) gets one line per contract plus its key terms; the full view
+(legal) adds every finding with its evidence chain and the review queue.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from pipelines.aggregate import Assessed
+from pipelines.reports.tables import (
+    FINDING_HEADERS, KEY_TERM_HEADERS, REVIEW_HEADERS, document_rows, finding_rows, key_term_rows, review_rows,
+)
+
+_MIN_WIDTH = 8
+_MAX_WIDTH = 60
+_HEADER_FILL = PatternFill("solid", fgColor="E5E7EB")
+
+
+def write_xlsx(assessed: list[Assessed], path: Path, view: str) -> Path:
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    headers, rows = document_rows(assessed, view)
+    _sheet(workbook, "Documents", headers, rows)
+    if view == "full":
+        _sheet(workbook, "Findings", FINDING_HEADERS, finding_rows(assessed))
+    _sheet(workbook, "Key terms", KEY_TERM_HEADERS, key_term_rows(assessed))
+    if view == "full":
+        _sheet(workbook, "Review queue", REVIEW_HEADERS, review_rows(assessed))
+    workbook.save(path)
+    return path
+
+
+def _sheet(workbook: Workbook, title: str, headers: list[str], rows: list[list]) -> Worksheet:
+    """A sheet with a bold frozen header, an autofilter over the data and widths fitted to it."""
+    sheet = workbook.create_sheet(title)
+    sheet.append(headers)
+    for r, row in enumerate(rows, 2):
+        for c, value in enumerate(row, 1):
+            _put(sheet, r, c, value)
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+        cell.fill = _HEADER_FILL
+    sheet.freeze_panes = "A2"
+    sheet.auto_filter.ref = f"A1:{get_column_letter(len(headers))}{max(len(rows) + 1, 2)}"
+    for index, header in enumerate(headers, 1):
+        longest = max([len(header)] + [len(str(row[index - 1])) for row in rows if row[index - 1] is not None])
+        width = min(max(longest + 2, _MIN_WIDTH), _MAX_WIDTH)
+        sheet.column_dimensions[get_column_letter(index)].width = width
+        if width == _MAX_WIDTH:
+            for (cell,) in sheet.iter_rows(min_row=2, min_col=index, max_col=index):
+                cell.alignment = Alignment(wrap_text=True, vertical="top")
+    return sheet
+
+
+def _put(sheet: Worksheet, row: int, column: int, value: object) -> None:
+    """Write a value as data: contract text may hold control characters Excel rejects, or
+    start with "=", which openpyxl would otherwise store as a formula."""
+    if isinstance(value, str):
+        value = ILLEGAL_CHARACTERS_RE.sub("", value)
+    cell = sheet.cell(row=row, column=column, value=value)
+    if cell.data_type == "f":
+        cell.data_type = "s"

@@ -1,0 +1,199 @@
+"""Aggregation: merging evidence, arbitrating key terms, risk roll-up, review queue, batch summary."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipelines.aggregate import (
+    DocumentAssessment, aggregate_document, assess_batch, merge_findings, priority, risk, summarize_batch,
+)
+from pipelines.datamodel import BatchResult, DocumentResult, Finding
+from pipelines.playbook import load_playbook
+from pipelines.playbook.checks import Issue
+from pipelines.playbook.severity import WEIGHTS
+
+
+@pytest.fixture(scope="module")
+def playbook():
+    return load_playbook(None)
+
+
+def f(category: str, start: int, end: int, confidence: float, source: str = "rules", *, page: int = 3,
+      value: str | None = None, text: str | None = None, note: str | None = None, box=None) -> Finding:
+    return Finding(category, text if text is not None else f"{category} text {start}-{end}", start, end, page,
+                   confidence, source, f"{source}-v1", box=box, value=value, note=note)
+
+
+def issue(severity: str, confidence: float = 1.0) -> Issue:
+    return Issue("risky", Finding("Non-Compete", "", 0, 0, 0, confidence, "playbook", "p@1", severity=severity))
+
+
+def test_overlapping_evidence_from_two_sources_merges_with_noisy_or(playbook):
+    model = f("Non-Compete", 1000, 1200, 0.7, "model", text="Supplier shall not compete ... in North America.",
+              box=(72.0, 100.0, 540.0, 140.0))
+    rules = f("Non-Compete", 1050, 1100, 0.8, "rules", text="shall not compete")
+    merged = merge_findings([model, rules], playbook)
+    assert len(merged) == 1
+    m = merged[0].finding
+    assert m.source == "rules+model"
+    assert m.version == "rules-v1+model-v1"
+    assert m.confidence == pytest.approx(1 - 0.3 * 0.2)
+    assert (m.text, m.start, m.end) == ("shall not compete", 1050, 1100)  # the tightest span is the quote
+    assert m.severity == "high"  # the playbook's severity for the clause
+    assert merged[0].evidence == [rules, model]  # every piece of evidence, rules first
+
+
+def test_one_source_repeating_itself_is_not_independent_evidence(playbook):
+    merged = merge_findings([f("Audit Rights", 0, 50, 0.6), f("Audit Rights", 40, 90, 0.7)], playbook)
+    assert len(merged) == 1
+    assert merged[0].finding.confidence == 0.7
+    assert merged[0].finding.source == "rules"
+
+
+def test_three_sources_and_chained_overlaps(playbook):
+    found = [f("Insurance", 0, 100, 0.5, "model"), f("Insurance", 90, 150, 0.5, "key-terms"),
+             f("Insurance", 140, 190, 0.5, "rules"), f("Insurance", 500, 600, 0.9, "model")]
+    merged = merge_findings(found, playbook)
+    assert [(m.finding.start, m.finding.source) for m in merged] == [(140, "rules+key-terms+model"), (500, "model")]
+    assert merged[0].finding.confidence == pytest.approx(1 - 0.5 ** 3)
+
+
+def test_categories_never_merge_and_playbook_input_is_ignored(playbook):
+    found = [f("Exclusivity", 0, 100, 0.9), f("Non-Compete", 0, 100, 0.9),
+             Finding("Cap On Liability", "", 0, 0, 0, 1.0, "playbook", "old@0", severity="high")]
+    merged = merge_findings(found, playbook)
+    assert sorted(m.finding.category for m in merged) == ["Exclusivity", "Non-Compete"]
+
+
+def test_one_value_from_several_places_is_agreed(playbook):
+    a = aggregate_document([f("Governing Law", 5000, 5040, 0.9, value="Delaware"),
+                            f("Governing Law", 9000, 9040, 0.8, value="the State of Delaware")], playbook)
+    term = a.key_terms["Governing Law"]
+    assert (term.value, term.basis, term.conflict) == ("Delaware", "agreed", False)
+
+
+def test_conflict_is_settled_by_a_defined_term(playbook):
+    defined = f("Effective Date", 4000, 4060, 0.8, "key-terms", value="2020-03-01",
+                text='effective as of March 1, 2020 (the "Effective Date")')
+    mention = f("Effective Date", 9000, 9030, 0.95, "key-terms", value="2020-04-01", text="commencing April 1, 2020")
+    term = aggregate_document([defined, mention], playbook).key_terms["Effective Date"]
+    assert (term.value, term.basis) == ("2020-03-01", "defined term")
+    assert [c.value for c in term.candidates] == ["2020-03-01", "2020-04-01"]
+
+
+def test_defined_term_in_wider_model_evidence_counts(playbook):
+    rules = f("Effective Date", 4010, 4030, 0.7, "rules", value="2020-03-01", text="March 1, 2020")
+    model = f("Effective Date", 4000, 4060, 0.6, "model", text='March 1, 2020 (the “Effective Date”)')
+    other = f("Effective Date", 9000, 9030, 0.9, "rules", value="2021-01-01")
+    term = aggregate_document([rules, model, other], playbook).key_terms["Effective Date"]
+    assert (term.value, term.basis) == ("2020-03-01", "defined term")
+
+
+def test_conflict_is_settled_by_the_preamble_or_signature_block(playbook):
+    preamble = f("Agreement Date", 200, 220, 0.7, value="2019-05-01", page=1)
+    later = f("Agreement Date", 8000, 8020, 0.9, value="2019-06-01", page=5)
+    assert aggregate_document([preamble, later], playbook).key_terms["Agreement Date"].basis == "preamble"
+    body = f("Agreement Date", 3000, 3020, 0.9, value="2019-05-01", page=2)
+    signed = f("Agreement Date", 9000, 9020, 0.7, value="2019-06-01", page=9)
+    term = aggregate_document([body, signed], playbook, page_count=9).key_terms["Agreement Date"]
+    assert (term.value, term.basis) == ("2019-06-01", "signature block")
+
+
+def test_unsettled_conflict_goes_to_review_and_both_values_are_checked(playbook):
+    texas = f("Governing Law", 5000, 5040, 0.9, value="Texas", page=4)
+    new_york = f("Governing Law", 9000, 9040, 0.85, value="New York", page=7)
+    a = aggregate_document([texas, new_york], playbook, page_count=9)
+    term = a.key_terms["Governing Law"]
+    assert term.conflict and term.value is None and term.finding is None
+    assert [c.value for c in term.candidates] == ["Texas", "New York"]
+    conflict = [r for r in a.review if r.reason.startswith("Conflicting Governing Law")]
+    assert len(conflict) == 1
+    assert "Texas (page 4); New York (page 7)" in conflict[0].reason
+    assert conflict[0].priority == WEIGHTS["medium"]  # stakes: the value check's severity, uncertainty 1
+    bad_values = [i for i in a.issues if i.kind == "value" and i.finding.category == "Governing Law"]
+    assert [i.finding.value for i in bad_values] == ["Texas"]
+
+
+def test_parties_are_listed_not_arbitrated(playbook):
+    parties = [f("Parties", 10, 20, 0.9, value="Acme Corp."), f("Parties", 40, 60, 0.9, value="Widget LLC")]
+    a = aggregate_document(parties, playbook)
+    term = a.key_terms["Parties"]
+    assert (term.value, term.basis) == ("Acme Corp.; Widget LLC", "listed")
+
+
+def test_low_confidence_findings_are_queued_by_priority(playbook):
+    found = [f("Cap On Liability", 100, 150, 0.3, "model"), f("Non-Compete", 300, 400, 0.6, "model"),
+             f("Audit Rights", 500, 600, 0.1, "model"), f("Insurance", 700, 800, 0.95)]
+    a = aggregate_document(found, playbook)
+    # Under the floor (Audit Rights, 0.1) is noise; at or over review_below (Insurance) is settled.
+    # Priority is the stakes' weight times the uncertainty, most urgent first.
+    assert [(r.finding.category, r.priority) for r in a.review] == [
+        ("Cap On Liability", priority("high", 0.7)),  # a doubtful cap matters as much as a missing one
+        ("Non-Compete", priority("high", 0.4)),
+    ]
+    assert a.review[0].priority == pytest.approx(0.35)
+    assert [m.finding.category for m in a.shown()] == ["Cap On Liability", "Non-Compete", "Insurance"]
+
+
+def test_risk_roll_up():
+    t = load_playbook(None).thresholds
+    assert risk([], t) == (0.0, "low")
+    assert risk([issue("medium")], t) == (25.0, "medium")
+    assert risk([issue("high")], t) == (50.0, "high")
+    assert risk([issue("critical")], t) == (80.0, "critical")
+    assert risk([issue("medium")] * 3, t) == (57.8, "high")  # mediums accumulate
+    assert risk([issue("critical", 0.9)], t) == (72.0, "critical")  # a confirmed critical issue sets the floor
+    assert risk([issue("critical", 0.5)], t) == (40.0, "medium")  # an unconfirmed one only adds to the score
+    assert risk([issue("info")] * 5, t)[1] == "low"
+
+
+def test_whole_document_assessment(playbook):
+    found = [
+        f("Governing Law", 5000, 5070, 0.9, value="New York"),
+        f("Cap On Liability", 6000, 6100, 0.9, "model"),
+        f("Anti-Assignment", 6200, 6300, 0.9),
+        f("Uncapped Liability", 7000, 7100, 0.95, "model"),
+        f("Notice Period To Terminate Renewal", 7200, 7230, 0.9, value="90 days"),
+    ]
+    a = aggregate_document(found, playbook)
+    assert [(i.kind, i.finding.category) for i in a.issues] == [("risky", "Uncapped Liability")]
+    assert a.risk_score == pytest.approx(76.0)
+    assert a.risk_level == "critical"
+    assert a.review == []
+    assert a.playbook == "commercial-default@1"
+
+
+def test_assessment_round_trips_through_json(playbook):
+    found = [f("Governing Law", 5000, 5040, 0.9, value="Texas", box=(1.0, 2.0, 3.0, 4.0)),
+             f("Governing Law", 9000, 9040, 0.9, value="Ohio"), f("Cap On Liability", 100, 120, 0.3, "model"),
+             f("Notice Period To Terminate Renewal", 300, 320, 0.9, value="soon")]
+    a = aggregate_document(found, playbook)
+    assert any("Could not read" in r.reason for r in a.review)
+    back = DocumentAssessment.from_dict(json.loads(json.dumps(a.to_dict())))
+    assert back == a
+    texas = next(m for m in back.findings if m.finding.value == "Texas")
+    assert texas.finding.box == (1.0, 2.0, 3.0, 4.0) and texas.evidence[0].box == (1.0, 2.0, 3.0, 4.0)
+
+
+def test_assess_and_summarize_a_batch(playbook):
+    risky = DocumentResult(1, "a.pdf", "/in/a.pdf", "done", findings=[f("Non-Compete", 0, 100, 0.9)])
+    clean = DocumentResult(2, "b.pdf", "/in/b.pdf", "done", findings=[
+        f("Cap On Liability", 0, 100, 0.9), f("Governing Law", 200, 300, 0.9, value="Delaware"),
+        f("Anti-Assignment", 400, 500, 0.9)])
+    failed = DocumentResult(3, "c.pdf", "/in/c.pdf", "failed", stage="ingest", reason="encrypted")
+    stored = DocumentResult(4, "d.pdf", "/in/d.pdf", "done")
+    batch = BatchResult("b1", "done", "2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z", [risky, clean, failed, stored])
+    precomputed = aggregate_document([f("Uncapped Liability", 0, 50, 0.99)], playbook)
+    assessed = assess_batch(batch, playbook, {4: precomputed})
+    assert assessed[2] == (failed, None)
+    assert assessed[3][1] is precomputed
+    summary = summarize_batch(assessed)
+    assert summary["documents"] == 4
+    assert summary["by_status"] == {"done": 3, "failed": 1}
+    assert summary["failed"] == [{"id": 3, "filename": "c.pdf", "stage": "ingest", "reason": "encrypted"}]
+    assert summary["by_risk_level"] == {"low": 1, "medium": 0, "high": 0, "critical": 2}
+    top = {t["category"]: t["documents"] for t in summary["top_categories"]}
+    assert top["Cap On Liability"] == 2 and top["Non-Compete"] == 1
+    assert summary["categories"]["Cap On Liability"] == {"high": 2, "info": 1}
+    assert json.loads(json.dumps(summary)) == summary
