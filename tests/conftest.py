@@ -47,7 +47,7 @@ def expected_outcomes(sample_dir: Path) -> dict[str, str]:
 
 def base_env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}
-    env.update(CLAUSEMILL_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1", PYTHONPATH=str(REPO))
+    env.update(CLAUSEMILL_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1", PYTHONPATH=str(REPO), COLUMNS="200")
     return env
 
 
