@@ -86,15 +86,14 @@ def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_wo
 
 
 def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
-    table = Table(title=f"Batch {batch.id}: {batch.count('done')} done, {batch.count('failed')} failed"
-                        + (f", {batch.count('duplicate')} duplicate" if batch.count("duplicate") else ""))
-    for column in ("Document", "Status", "Pages", "Risk", "Findings", "Reason"):
+    table = Table(title=f"Batch {batch.id}: {batch.count('done')} done, {batch.count('failed')} failed")
+    for column in ("Document", "Status", "Pages", "Risk", "Findings", "Note"):
         table.add_column(column, overflow="fold")
-    style = {"done": "green", "failed": "red", "duplicate": "yellow"}
+    style = {"done": "green", "failed": "red"}
     for d in batch.documents:
+        note = f"{d.stage}: {d.reason}" if d.reason else (f"same file as {d.duplicate_of}" if d.duplicate_of else "")
         table.add_row(d.filename, f"[{style.get(d.status, 'white')}]{d.status}[/]", str(d.page_count or ""),
-                      d.risk_level or "", str(len(d.findings)) if d.status == "done" else "",
-                      f"{d.stage}: {d.reason}" if d.reason else "")
+                      d.risk_level or "", str(len(d.findings)) if d.status == "done" else "", note)
     Console().print(table)
 
 

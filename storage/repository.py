@@ -284,21 +284,27 @@ def load_assessments(session: Session, batch_id: str) -> dict[int, dict]:
 # --- reading a batch back for reports ----------------------------------------------------
 
 def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] = ("rules",)) -> dm.BatchResult:
-    """The batch with each done document's raw analyser findings (aggregation is stored apart)."""
+    """The batch with each done document's raw analyser findings (aggregation is stored apart).
+
+    A document whose bytes repeat an earlier one's is analysed once; it is reported with its
+    original's status and findings and names the original in `duplicate_of`.
+    """
     analysers = list(analysers)
     batch = session.get(schema.Batch, batch_id)
     if batch is None:
         raise LookupError(f"no batch with id {batch_id!r}")
-    names = {d.id: d.filename for d in batch.documents}
+    by_id = {d.id: d for d in batch.documents}
     documents = []
     for d in batch.documents:
+        # A duplicate is reported as its original is: same outcome, same findings, its own name.
+        source = by_id.get(d.duplicate_of, d) if d.status == "duplicate" else d
         documents.append(dm.DocumentResult(
-            id=d.id, filename=d.filename, path=d.path, status=d.status, stage=d.stage, reason=d.reason,
+            id=d.id, filename=d.filename, path=d.path, status=source.status, stage=source.stage, reason=source.reason,
             sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
-            ocr_pages=ocr_page_count(session, d.id), timings=dict(d.timings or {}),
-            findings=load_findings(session, d.id, analysers) if d.status == "done" else [],
-            risk_score=d.risk_score, risk_level=d.risk_level,
-            duplicate_of=names.get(d.duplicate_of) if d.duplicate_of else None,
+            ocr_pages=ocr_page_count(session, source.id), timings=dict(d.timings or {}),
+            findings=load_findings(session, source.id, analysers) if source.status == "done" else [],
+            risk_score=source.risk_score, risk_level=source.risk_level,
+            duplicate_of=by_id[d.duplicate_of].filename if d.duplicate_of in by_id else None,
         ))
     return dm.BatchResult(
         id=batch.id, status=batch.status, created_at=batch.created_at.isoformat(timespec="seconds"),
