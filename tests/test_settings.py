@@ -1,0 +1,47 @@
+"""One settings object: environment over clausemill.toml over defaults; empty URLs mean embedded."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipelines.settings import Settings
+from workers.celery_app import broker_transport_options, create_app
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUSEMILL_DATABASE_URL", "CLAUSEMILL_CONFIG",
+                 "CLAUSEMILL_MAX_PAGES", "CLAUSEMILL_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_no_configuration_means_embedded_under_the_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CLAUSEMILL_DATA_DIR", str(tmp_path / "data"))
+    settings = Settings()
+    assert settings.embedded
+    assert settings.effective_broker_url == "filesystem://"
+    assert settings.effective_database_url == f"sqlite:///{tmp_path / 'data' / 'clausemill.sqlite'}"
+    options = broker_transport_options(settings)
+    assert options["data_folder_in"] == options["data_folder_out"] == str(tmp_path / "data" / "broker" / "queue")
+
+
+def test_toml_file_then_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = tmp_path / "clausemill.toml"
+    config.write_text('broker_url = "redis://127.0.0.1:6379/3"\nmax_pages = 50\nvisibility_timeout_s = 900\n')
+    monkeypatch.setenv("CLAUSEMILL_CONFIG", str(config))
+    monkeypatch.setenv("CLAUSEMILL_MAX_PAGES", "70")
+    settings = Settings()
+    assert not settings.embedded
+    assert settings.max_pages == 70  # the environment wins over the file
+    assert broker_transport_options(settings)["visibility_timeout"] == 900
+
+
+def test_celery_app_is_json_only_with_late_acks_and_queue_routing(tmp_path: Path) -> None:
+    app = create_app(Settings(data_dir=tmp_path))
+    conf = app.conf
+    assert conf.accept_content == ["json"] and conf.task_serializer == "json"
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.worker_prefetch_multiplier == 1
+    assert app.amqp.router.route({}, "clausemill.gpu.analyse_model")["queue"].name == "gpu"
+    assert app.amqp.router.route({}, "clausemill.cpu.ocr_page")["queue"].name == "cpu"
