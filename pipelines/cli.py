@@ -67,7 +67,7 @@ def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_wo
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task(f"batch {batch_id}", total=total, detail="")
         while True:
-            with session_scope(settings.effective_database_url) as session:
+            with session_scope(settings.effective_database_url, write=False) as session:
                 counts = repository.batch_progress(session, batch_id)
                 status = repository.batch_status(session, batch_id)
             ended = counts.get("done", 0) + counts.get("failed", 0) + counts.get("duplicate", 0)
@@ -104,7 +104,7 @@ def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> li
     from storage import repository, schema
     from storage.database import session_scope
 
-    with session_scope(settings.effective_database_url) as session:
+    with session_scope(settings.effective_database_url, write=False) as session:
         batch = repository.load_batch_result(session, batch_id, ANALYSERS)
         options = session.get(schema.Batch, batch_id).options or {}
         assessments = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
@@ -193,7 +193,7 @@ def status(batch_id: Annotated[str, typer.Argument(help="The id printed by `audi
 
     settings = get_settings()
     upgrade(settings.effective_database_url)
-    with session_scope(settings.effective_database_url) as session:
+    with session_scope(settings.effective_database_url, write=False) as session:
         state = repository.batch_status(session, batch_id)
         if state is None:
             console.print(f"[red]No batch {batch_id!r} in {settings.effective_database_url}.[/]")
@@ -236,7 +236,7 @@ def review(
     table = Table(title="Review queue")
     for column in ("Priority", "Document", "Category", "Why", "Evidence"):
         table.add_column(column, overflow="fold")
-    with session_scope(settings.effective_database_url) as session:
+    with session_scope(settings.effective_database_url, write=False) as session:
         for item, document in repository.review_queue(session, batch_id, limit):
             quote = str(item.evidence.get("text", ""))[:120]
             page = item.evidence.get("page")

@@ -39,12 +39,6 @@ class DocumentRef:
     status: str
 
 
-def document_ref(settings: Settings, document_id: int) -> DocumentRef:
-    with session_scope(settings.effective_database_url) as session:
-        d = repository.get_document(session, document_id)
-        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256, d.status)
-
-
 def begin(settings: Settings, document_id: int, stage: str) -> DocumentRef | None:
     """Mark the document as in `stage`; None when it already ended (nothing left to do)."""
     with session_scope(settings.effective_database_url) as session:
@@ -121,7 +115,7 @@ def ocr_page(settings: Settings, doc: DocumentRef, page_number: int) -> None:
 def segment(settings: Settings, doc: DocumentRef) -> None:
     from pipelines.stages.segment import segment_document
 
-    with session_scope(settings.effective_database_url) as session:
+    with session_scope(settings.effective_database_url, write=False) as session:
         pages = repository.load_pages(session, doc.id)
         errors = repository.page_errors(session, doc.id)
         ocr_seconds = repository.ocr_seconds(session, doc.id)
@@ -142,7 +136,7 @@ def segment(settings: Settings, doc: DocumentRef) -> None:
 def analyse_rules(settings: Settings, doc: DocumentRef) -> None:
     from pipelines.rules import analyse_segments
 
-    with session_scope(settings.effective_database_url) as session:
+    with session_scope(settings.effective_database_url, write=False) as session:
         text, _ = document_text(repository.load_pages(session, doc.id))
         segments = repository.load_segments(session, doc.id)
     findings = analyse_segments(text, segments)
@@ -166,7 +160,7 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
     """Merge the analysers' evidence, apply the playbook, queue what needs a person."""
     from pipelines.aggregate import aggregate_document
 
-    with session_scope(settings.effective_database_url) as session:
+    with session_scope(settings.effective_database_url, write=False) as session:
         findings = repository.load_findings(session, doc.id, ANALYSERS)
         d = repository.get_document(session, doc.id)
         options, page_count = d.batch.options or {}, d.page_count

@@ -1,8 +1,9 @@
 """Engines and sessions for SQLite (embedded default) and PostgreSQL.
 
-SQLite is shared by several worker processes, so it runs in WAL mode and every transaction
-starts with BEGIN IMMEDIATE: a writer waits for the lock (busy_timeout) instead of failing
-when a read transaction would have to be upgraded.
+SQLite is shared by several worker processes, so it runs in WAL mode and every writing
+transaction starts with BEGIN IMMEDIATE: a writer waits for the lock (busy_timeout) instead of
+failing when a read transaction would have to be upgraded.  Read-only scopes begin deferred,
+so progress polls and stage inputs never queue behind writers (WAL readers do not block).
 """
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-_engines: dict[str, Engine] = {}
+_engines: dict[tuple[str, bool], Engine] = {}
 _lock = threading.Lock()
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, write: bool) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # let the "begin" hook below issue BEGIN
@@ -31,23 +32,28 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def get_engine(url: str) -> Engine:
-    """One engine per URL per process (call `dispose_engines` after a fork)."""
+def get_engine(url: str, write: bool = True) -> Engine:
+    """One engine per URL (and, for SQLite, per read/write role) per process.
+
+    Call `dispose_engines` after a fork.
+    """
+    sqlite = url.startswith("sqlite")
+    key = (url, write or not sqlite)
     with _lock:
-        engine = _engines.get(url)
+        engine = _engines.get(key)
         if engine is None:
-            if url.startswith("sqlite"):
+            if sqlite:
                 path = url.split("///", 1)[-1]
                 if path and path != ":memory:":
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
                 engine = create_engine(url, connect_args={"timeout": 60})
-                _configure_sqlite(engine)
+                _configure_sqlite(engine, write)
             else:
                 engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
-            _engines[url] = engine
+            _engines[key] = engine
         return engine
 
 
@@ -60,8 +66,11 @@ def dispose_engines() -> None:
 
 
 @contextmanager
-def session_scope(url: str) -> Iterator[Session]:
-    """A transaction: committed when the block ends, rolled back if it raises."""
-    factory = sessionmaker(bind=get_engine(url), expire_on_commit=False)
+def session_scope(url: str, write: bool = True) -> Iterator[Session]:
+    """A transaction: committed when the block ends, rolled back if it raises.
+
+    `write=False` promises the block only reads (on SQLite it then never takes the write lock).
+    """
+    factory = sessionmaker(bind=get_engine(url, write), expire_on_commit=False)
     with factory() as session, session.begin():
         yield session

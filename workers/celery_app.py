@@ -31,7 +31,7 @@ def broker_transport_options(settings: Settings) -> dict:
             "store_processed": True,
             "processed_folder": str(folder / "processed"),
             "control_folder": str(folder / "control"),
-            "polling_interval": settings.poll_interval_s,
+            "polling_interval": settings.broker_poll_interval_s,
         }
     # Unacked tasks of a worker that died whole come back after the visibility timeout; sweep
     # for them every few seconds rather than kombu's default of every ~100 s.
@@ -58,7 +58,7 @@ def create_app(settings: Settings) -> Celery:
         worker_prefetch_multiplier=1,
         task_ignore_result=True,  # only chord members store results (see workers/tasks.py)
         result_expires=24 * 3600,
-        result_chord_retry_interval=settings.poll_interval_s if settings.embedded else 0.5,
+        result_chord_retry_interval=settings.chord_poll_interval_s,
         broker_transport_options=broker_transport_options(settings),
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
