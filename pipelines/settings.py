@@ -59,7 +59,7 @@ class Settings(BaseSettings):
 
     @property
     def effective_broker_url(self) -> str:
-        return self.broker_url or "filesystem://"
+        return self.broker_url or "clausemillfs://"  # workers/filesystem_broker.py
 
     @property
     def effective_result_backend(self) -> str:

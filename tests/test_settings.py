@@ -21,7 +21,7 @@ def test_no_configuration_means_embedded_under_the_data_dir(monkeypatch: pytest.
     monkeypatch.setenv("CLAUSEMILL_DATA_DIR", str(tmp_path / "data"))
     settings = Settings()
     assert settings.embedded
-    assert settings.effective_broker_url == "filesystem://"
+    assert settings.effective_broker_url == "clausemillfs://"
     assert settings.effective_database_url == f"sqlite:///{tmp_path / 'data' / 'clausemill.sqlite'}"
     options = broker_transport_options(settings)
     assert options["data_folder_in"] == options["data_folder_out"] == str(tmp_path / "data" / "broker" / "queue")

@@ -10,6 +10,7 @@ from celery import Celery
 from kombu import Queue
 
 from pipelines.settings import Settings, get_settings
+from workers import filesystem_broker  # noqa: F401  (registers the embedded broker's URL scheme)
 
 CPU_QUEUE = "cpu"
 GPU_QUEUE = "gpu"
