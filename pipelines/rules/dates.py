@@ -1,0 +1,223 @@
+"""Finding and normalising the dates and durations contracts are written with.
+
+Contracts spell dates many ways ("March 3, 2021", "the 3rd day of March, 2021", "03/03/2021",
+templates such as "____ day of May, 2000") and durations as "five (5) years".  Key terms need
+both as values (ISO dates, computed expiry dates), so the parsing lives here, apart from the
+logic that decides which date is which.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from dateutil.relativedelta import relativedelta
+
+MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+_MONTH = (
+    r"(?:jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|"
+    r"aug(?:ust|\.)?|sep(?:t(?:ember|\.)?|\.)?|oct(?:ober|\.)?|nov(?:ember|\.)?|dec(?:ember|\.)?)"
+)
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}
+_ORDINAL = (
+    r"(?:(?:twenty|thirty)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+    + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True)) + ")"
+)
+# "3rd", also as text layers split it ("16t h"), bracketed ("(1st)"), or spelt ("first").
+_DAY = rf"(?:\(?[0-3]?\d(?:\s?(?:st|nd|rd|th|t\s?h))?\)?|{_ORDINAL})"
+# A blank left in a template ("____", "[•]", "[ ]") instead of the day.
+_BLANK = r"(?:_{2,}|\[[^\]\n]{0,6}\])"
+_YEAR = r"(?:19|20)\d{2}"
+
+DATE_RE = re.compile(
+    "|".join(
+        [
+            # March 3, 2021 / March 3rd 2021 / March ___, 2021 / June , 2010
+            rf"(?P<m1>{_MONTH})\s+(?:(?P<d1>{_DAY})|{_BLANK}|(?=,))\s*,?\s*(?P<y1>{_YEAR})",
+            # 3rd day of March, 2021 / 3 March 2021 / ____ day of March, 2021
+            rf"(?:(?P<d2>{_DAY})|{_BLANK})\s*(?:day\s+of\s+)?(?P<m2>{_MONTH})\s*,?\s*"
+            rf"(?:A\.?D\.?\s+|in\s+the\s+year\s+)?(?P<y2>{_YEAR})",
+            # ____ day of ________, 2021 / day of , 2021 (a template with day and month left blank)
+            rf"(?:{_BLANK}\s*)?day\s+of\s*(?:{_BLANK}|(?=\s*,))\s*,?\s*(?P<y5>{_YEAR})",
+            # 2021-03-03
+            rf"(?P<y3>{_YEAR})-(?P<m3>[01]?\d)-(?P<d3>[0-3]?\d)",
+            # 03/03/2021, 3/3/21 or 3-31-16 (month first, as US contracts write them)
+            r"(?P<a4>[0-3]?\d)(?P<sep>[/-])(?P<b4>[0-3]?\d)(?P=sep)(?P<y4>(?:19|20)?\d{2})",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date written in a text: where it is and what it means.
+
+    `iso` is yyyy-mm-dd, or yyyy-mm / yyyy when a template left the day / month blank, or None
+    when the text is not a valid calendar date.
+    """
+
+    start: int
+    end: int
+    text: str
+    iso: str | None
+
+
+def _month_number(name: str) -> int:
+    return MONTHS[name.lower()[:3]]
+
+
+def _day_number(day: str) -> int:
+    digits = re.search(r"\d+", day)
+    if digits:
+        return int(digits.group())
+    words = re.split(r"[\s-]+", day.lower())
+    tens = {"twenty": 20, "thirty": 30}
+    return sum(tens.get(w, _ORDINAL_WORDS.get(w, 0)) for w in words)
+
+
+def _year_number(year: str) -> int:
+    value = int(year)
+    if len(year) == 2:
+        value += 2000 if value < 50 else 1900
+    return value
+
+
+def _iso(year: int, month: int, day: int | None) -> str | None:
+    if not 1 <= month <= 12:
+        return None
+    if day is None:
+        return f"{year:04d}-{month:02d}"
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _mention_iso(m: re.Match[str]) -> str | None:
+    g = m.groupdict()
+    if g["m1"]:
+        return _iso(int(g["y1"]), _month_number(g["m1"]), _day_number(g["d1"]) if g["d1"] else None)
+    if g["m2"]:
+        return _iso(int(g["y2"]), _month_number(g["m2"]), _day_number(g["d2"]) if g["d2"] else None)
+    if g["y3"]:
+        return _iso(int(g["y3"]), int(g["m3"]), int(g["d3"]))
+    if g["y5"]:
+        return g["y5"]
+    first, second, year = int(g["a4"]), int(g["b4"]), _year_number(g["y4"])
+    if first > 12 >= second:  # 29/3/18 can only be day first
+        first, second = second, first
+    return _iso(year, first, second)
+
+
+def find_dates(text: str, start: int = 0, end: int | None = None) -> list[DateMention]:
+    """Every date written in text[start:end], in order, with offsets into `text`."""
+    mentions = []
+    for m in DATE_RE.finditer(text, start, len(text) if end is None else end):
+        # "3 March 2021" inside "13 March 2021" or "2021-03-03" inside a longer number: skip.
+        if m.start() > 0 and text[m.start() - 1].isalnum():
+            continue
+        if m.end() < len(text) and text[m.end()].isdigit():
+            continue
+        mentions.append(DateMention(m.start(), m.end(), m.group(), _mention_iso(m)))
+    return mentions
+
+
+def parse_date(text: str) -> str | None:
+    """The ISO value of the first date written in `text`, or None."""
+    found = find_dates(text)
+    return found[0].iso if found else None
+
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, "hundred", "and"], key=len, reverse=True))
+_WORDS = rf"(?:(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*)"
+
+DURATION_RE = re.compile(
+    rf"\b(?:(?P<words>{_WORDS})\s*(?:\(\s*(?P<paren>\d+)\s*\)\s*)?|(?P<digits>\d+)\s*)"
+    r"(?:calendar\s+|full\s+|consecutive\s+|business\s+)?"
+    r"(?P<unit>years?|months?|weeks?|days?)\b",
+    re.IGNORECASE,
+)
+
+
+def words_to_number(words: str) -> int | None:
+    """'twenty-four' -> 24, 'one hundred twenty' -> 120; None if not a number."""
+    total = 0
+    current = 0
+    seen = False
+    for word in re.split(r"[\s-]+", words.lower().strip()):
+        if word == "and" or not word:
+            continue
+        if word in _UNITS:
+            current += _UNITS[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        else:
+            return None
+        seen = True
+    total += current
+    return total if seen else None
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A length of time written in a text ("five (5) years")."""
+
+    start: int
+    end: int
+    amount: int
+    unit: str  # "years", "months", "weeks" or "days"
+
+    def describe(self) -> str:
+        """The normalised value CUAD answers use: '5 years', '1 month'."""
+        unit = self.unit[:-1] if self.amount == 1 else self.unit
+        return f"{self.amount} {unit}"
+
+
+def find_durations(text: str, start: int = 0, end: int | None = None) -> list[Duration]:
+    """Every duration written in text[start:end], in order."""
+    found = []
+    for m in DURATION_RE.finditer(text, start, len(text) if end is None else end):
+        if m.group("paren"):
+            amount: int | None = int(m.group("paren"))
+        elif m.group("digits"):
+            amount = int(m.group("digits"))
+        else:
+            amount = words_to_number(m.group("words"))
+        if not amount:
+            continue
+        unit = m.group("unit").lower()
+        found.append(Duration(m.start(), m.end(), amount, unit if unit.endswith("s") else unit + "s"))
+    return found
+
+
+def add_duration(iso: str, amount: int, unit: str) -> str:
+    """The ISO date `amount` `unit`s after `iso`, as CUAD counts terms (same calendar day)."""
+    start = date.fromisoformat(iso)
+    step = {
+        "years": relativedelta(years=amount),
+        "months": relativedelta(months=amount),
+        "weeks": relativedelta(weeks=amount),
+        "days": relativedelta(days=amount),
+    }[unit]
+    return (start + step).isoformat()

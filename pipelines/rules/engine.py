@@ -1,0 +1,43 @@
+"""Applying a compiled rule pack to a document's segments.
+
+Each segment is one clause or sentence, the unit CUAD annotates, so a rule that fires on a
+segment yields that segment as the evidence span.  When several rules of one category fire on
+the same segment only the most confident one is kept, and its id is recorded in `note` so a
+reviewer (and the calibration script) can see which rule spoke.
+"""
+from __future__ import annotations
+
+from pipelines.datamodel import Finding, Segment
+from pipelines.rules.pack import Rule, RulePack
+
+
+def _finding(pack: RulePack, rule: Rule, segment: Segment) -> Finding:
+    return Finding(
+        category=rule.category,
+        text=segment.text,
+        start=segment.start,
+        end=segment.end,
+        page=segment.page,
+        confidence=pack.confidence(rule.id, rule.confidence),
+        source="rules",
+        version=pack.version,
+        box=segment.box,
+        severity=rule.severity,
+        note=rule.id,
+    )
+
+
+def apply_rules(pack: RulePack, segments: list[Segment]) -> list[Finding]:
+    """One finding per (segment, category) that some rule of the pack evidences."""
+    findings: list[Finding] = []
+    for segment in segments:
+        best: dict[str, Finding] = {}
+        for rule in pack.rules:
+            if not rule.applies_to(segment.text):
+                continue
+            candidate = _finding(pack, rule, segment)
+            kept = best.get(rule.category)
+            if kept is None or candidate.confidence > kept.confidence:
+                best[rule.category] = candidate
+        findings.extend(best.values())
+    return findings

@@ -1,0 +1,67 @@
+"""Finding how a contract renews and how much notice stops the renewal.
+
+Renewal clauses say the term "shall automatically renew for successive one (1) year
+periods"; the value reports want is CUAD's "successive 1 year".  The notice period to stop a
+renewal is the duration written before "prior to the end of the then-current term" in a
+clause about non-renewal or renewal.
+"""
+from __future__ import annotations
+
+import re
+
+from pipelines.datamodel import Segment
+from pipelines.rules.dates import find_durations
+from pipelines.rules.evidence import Evidence
+from pipelines.rules.spans import sentence_around
+
+_RENEWAL_RE = re.compile(
+    r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
+    r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
+    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,3}?for\s+(?:an?\s+)?(?:additional|further|successive|"
+    r"subsequent|like)\b|\bevergreen\b|\bshall\s+be\s+renewed\b|\bauto-renew",
+    re.IGNORECASE,
+)
+_NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
+_NOTICE_RE = re.compile(r"\bnotice\b", re.IGNORECASE)
+_BEFORE_END_RE = re.compile(
+    r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
+    r"from\s+the\s+end)",
+    re.IGNORECASE,
+)
+_RENEWAL_CONTEXT_RE = re.compile(
+    r"\b(?:renew\w*|non-?renew\w*|expiration|expiry|end\s+of\s+(?:the\s+)?(?:then[\s-]+)?(?:current|initial|"
+    r"renewal)?\s*(?:term|period))\b",
+    re.IGNORECASE,
+)
+
+
+def find_renewal_terms(text: str, segments: list[Segment]) -> list[Evidence]:
+    """Renewal clauses; value "successive N unit" / "N unit" from the renewal's duration."""
+    found = []
+    for segment in segments:
+        m = _RENEWAL_RE.search(segment.text)
+        if not m or _NOT_RENEWAL_RE.search(segment.text):
+            continue
+        start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
+        after = [d for d in find_durations(text, start, end) if d.start >= segment.start + m.start() - 40]
+        value = None
+        if after:
+            successive = re.search(r"\bsuccessive\b", text[start:end], re.IGNORECASE)
+            value = ("successive " if successive else "") + after[0].describe()
+        found.append(Evidence("Renewal Term", start, end, "renewal-term/clause", value))
+    return found
+
+
+def find_renewal_notice(text: str, segments: list[Segment]) -> list[Evidence]:
+    """Clauses giving the notice needed to stop a renewal; value is the notice duration."""
+    found = []
+    for segment in segments:
+        if not (_NOTICE_RE.search(segment.text) and _RENEWAL_CONTEXT_RE.search(segment.text)):
+            continue
+        for duration in find_durations(text, segment.start, segment.end):
+            if _BEFORE_END_RE.search(text[duration.end:min(segment.end, duration.end + 80)]):
+                start, end = sentence_around(text, segment, duration.start, duration.end)
+                found.append(Evidence("Notice Period To Terminate Renewal", start, end,
+                                      "renewal-notice/clause", duration.describe()))
+                break
+    return found

@@ -1,0 +1,286 @@
+"""Rules and key terms on synthetic contract text (no CUAD needed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipelines.datamodel import PageText, Segment, document_text
+from pipelines.rules import RulePackError, analyse_segments, apply_rules, extract_key_terms, load_rule_pack
+from pipelines.rules.dates import add_duration, find_dates, find_durations, parse_date
+from pipelines.rules.jurisdictions import chosen_jurisdiction, normalise_jurisdiction
+from pipelines.rules.pack import default_rule_pack, parse_rule_pack
+from pipelines.rules.parties import find_parties
+from pipelines.stages.segment import segment_document
+
+CONTRACT_PAGE_1 = """MASTER SERVICES AGREEMENT
+
+This Master Services Agreement (the "Agreement") is entered into as of March 3, 2021 (the "Effective Date") by and between Acme Widgets Corp., a Delaware corporation ("Acme"), and Beta Logistics LLC, a Texas limited liability company (the "Supplier").
+
+1. Term. This Agreement shall continue in force for a period of five (5) years from the Effective Date, unless terminated earlier as provided herein.
+
+2. Renewal. This Agreement shall automatically renew for successive one (1) year periods unless either party gives written notice of non-renewal at least sixty (60) days prior to the end of the then-current term."""
+
+CONTRACT_PAGE_2 = """3. Liability. Supplier's total liability under this Agreement shall not exceed the fees paid by Acme in the twelve months before the claim.
+
+4. Assignment. Neither party may assign this Agreement without the prior written consent of the other party.
+
+5. Governing Law. This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws principles."""
+
+
+def _document(*page_texts: str) -> tuple[str, list[Segment]]:
+    pages = [PageText(number=i + 1, text=t, source="plain") for i, t in enumerate(page_texts)]
+    text, _ = document_text(pages)
+    return text, segment_document(pages)
+
+
+def _segments_of(*sentences: str) -> list[Segment]:
+    return _document(" ".join(sentences))[1]
+
+
+def _categories(findings) -> set[str]:
+    return {f.category for f in findings}
+
+
+# --- negation and proximity in the rule pack ------------------------------------------------
+
+
+def test_excluding_indirect_damages_is_not_uncapped_liability():
+    findings = apply_rules(default_rule_pack(), _segments_of("Neither party shall be liable for indirect damages."))
+    assert "Uncapped Liability" not in _categories(findings)
+
+
+def test_liability_not_exceeding_fees_is_a_cap():
+    findings = apply_rules(
+        default_rule_pack(), _segments_of("The liability of each party shall not exceed the fees paid under this Agreement.")
+    )
+    assert "Cap On Liability" in _categories(findings)
+    assert "Uncapped Liability" not in _categories(findings)
+
+
+def test_carve_out_from_a_limitation_is_uncapped_liability():
+    sentence = ("Except for breaches of its confidentiality obligations, neither party shall be liable "
+                "for any consequential damages.")
+    assert "Uncapped Liability" in _categories(apply_rules(default_rule_pack(), _segments_of(sentence)))
+
+
+def test_unless_pattern_vetoes_a_match():
+    pack = parse_rule_pack({
+        "version": "2026.11.1",
+        "rules": [{"id": "t/assign", "category": "Anti-Assignment", "confidence": 0.5,
+                   "match": [{"keywords": ["assign"]}], "unless": [{"regex": r"\bfreely\b"}]}],
+    })
+    assert apply_rules(pack, _segments_of("Either party may freely assign this Agreement.")) == []
+    assert len(apply_rules(pack, _segments_of("Neither party may assign this Agreement."))) == 1
+
+
+def test_near_pattern_respects_its_word_window():
+    pack = parse_rule_pack({
+        "version": "2026.11.1",
+        "rules": [{"id": "t/escrow", "category": "Source Code Escrow", "confidence": 0.5,
+                   "match": [{"near": {"first": ["source\\s+code"], "second": ["escrow"], "within": 4}}]}],
+    })
+    assert apply_rules(pack, _segments_of("The source code shall be placed in escrow with an agent."))
+    far = "The source code of the product, its documentation and all updates shall later be placed in escrow."
+    assert apply_rules(pack, _segments_of(far)) == []
+
+
+def test_rule_findings_record_pack_version_and_rule():
+    pack = default_rule_pack()
+    finding = apply_rules(pack, _segments_of("Neither party may assign this Agreement without consent."))[0]
+    assert (finding.source, finding.version) == ("rules", pack.version)
+    assert finding.note.startswith("anti-assignment/")
+    assert 0.0 < finding.confidence <= 1.0
+
+
+# --- dates, durations, jurisdictions ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written, iso",
+    [
+        ("March 3, 2021", "2021-03-03"),
+        ("3rd day of March, 2021", "2021-03-03"),
+        ("03/03/2021", "2021-03-03"),
+        ("the first day of July, 2017", "2017-07-01"),
+        ("3 March 2021", "2021-03-03"),
+        ("Sept. 29, 2004", "2004-09-29"),
+        ("November ___, 2006", "2006-11"),
+        ("29/3/18", "2018-03-29"),
+    ],
+)
+def test_date_forms(written, iso):
+    assert parse_date(f"dated {written} by") == iso
+
+
+def test_date_spans_are_exact():
+    text = "made on the 3rd day of March, 2021 between"
+    (mention,) = find_dates(text)
+    assert text[mention.start:mention.end] == mention.text == "3rd day of March, 2021"
+
+
+def test_durations_and_expiry_arithmetic():
+    (duration,) = find_durations("for a period of five (5) years from the Effective Date")
+    assert (duration.amount, duration.unit, duration.describe()) == (5, "years", "5 years")
+    assert add_duration("2021-03-03", 5, "years") == "2026-03-03"
+    assert add_duration("2020-02-29", 1, "years") == "2021-02-28"
+    (months,) = find_durations("twenty-four months")
+    assert months.describe() == "24 months"
+
+
+@pytest.mark.parametrize(
+    "clause, name",
+    [
+        ("governed by the laws of the State of New York, without regard to conflicts", "New York"),
+        ("construed under the laws of the Commonwealth of Massachusetts", "Massachusetts"),
+        ("governed by the laws of England and Wales", "England and Wales"),
+        ("governed by the laws of the People's Republic of China", "China"),
+        ("subject to the laws of the Province of Ontario", "Ontario, Canada"),
+        ("governed by Delaware law", "Delaware"),
+    ],
+)
+def test_governing_law_normalization(clause, name):
+    assert chosen_jurisdiction(clause) == name
+
+
+def test_jurisdiction_after_laws_of_wins_over_earlier_mentions():
+    clause = "Acme, a Delaware corporation, agrees this Agreement is governed by the laws of the State of Texas."
+    assert chosen_jurisdiction(clause) == "Texas"
+    assert normalise_jurisdiction("nowhere in particular") is None
+
+
+# --- key terms ------------------------------------------------------------------------------
+
+
+def _key_terms() -> tuple[str, list]:
+    text, segments = _document(CONTRACT_PAGE_1, CONTRACT_PAGE_2)
+    return text, extract_key_terms(text, segments)
+
+
+def _values(findings, category: str) -> list[str | None]:
+    return [f.value for f in findings if f.category == category]
+
+
+def test_key_term_offsets_index_the_document_text_exactly():
+    text, findings = _key_terms()
+    assert findings
+    for f in findings:
+        assert text[f.start:f.end] == f.text
+        assert f.source == "key-terms" and 0.0 < f.confidence <= 1.0
+
+
+def test_key_terms_take_the_page_of_their_segment():
+    _, findings = _key_terms()
+    (law,) = [f for f in findings if f.category == "Governing Law"]
+    assert law.page == 2
+    (title,) = [f for f in findings if f.category == "Document Name" and f.note == "document-name/title"]
+    assert title.page == 1
+
+
+def test_document_name_dates_and_law():
+    _, findings = _key_terms()
+    assert "MASTER SERVICES AGREEMENT" in _values(findings, "Document Name")
+    assert _values(findings, "Agreement Date")[0] == "2021-03-03"
+    assert "2021-03-03" in _values(findings, "Effective Date")
+    assert _values(findings, "Governing Law") == ["New York"]
+
+
+def test_expiration_is_computed_from_the_effective_date():
+    _, findings = _key_terms()
+    (expiry,) = [f for f in findings if f.category == "Expiration Date"]
+    assert expiry.value == "2026-03-03"
+    assert "five (5) years from the Effective Date" in expiry.text
+
+
+def test_renewal_term_and_notice_period():
+    _, findings = _key_terms()
+    assert _values(findings, "Renewal Term") == ["successive 1 year"]
+    assert _values(findings, "Notice Period To Terminate Renewal") == ["60 days"]
+
+
+def test_parties_with_defined_names():
+    text, _ = _document(CONTRACT_PAGE_1)
+    found = find_parties(text)
+    names = [e.value for e in found if e.kind == "parties/preamble-name"]
+    shorts = [(e.value, text[e.start:e.end]) for e in found if e.kind == "parties/preamble-short-name"]
+    assert names == ["Acme Widgets Corp.", "Beta Logistics LLC"]
+    assert shorts == [("Acme", '("Acme")'), ("Supplier", '(the "Supplier")')]
+
+
+def test_parties_set_out_on_a_cover_page():
+    text = "SUPPLY AGREEMENT\n\nBETWEEN\n\nNORTHWIND TRADING LIMITED\n\nAND\n\nSOUTHGATE FOODS INC.\n\n1. Definitions"
+    assert [e.value for e in find_parties(text)] == ["NORTHWIND TRADING LIMITED", "SOUTHGATE FOODS INC."]
+
+
+def test_analyse_segments_runs_rules_and_key_terms():
+    text, segments = _document(CONTRACT_PAGE_1, CONTRACT_PAGE_2)
+    findings = analyse_segments(text, segments)
+    assert {"rules", "key-terms"} == {f.source for f in findings}
+    assert {"Cap On Liability", "Anti-Assignment", "Parties", "Governing Law"} <= _categories(findings)
+    assert {f.version for f in findings} == {default_rule_pack().version}
+
+
+# --- loading packs --------------------------------------------------------------------------
+
+
+def _pack_doc(**rule_changes) -> dict:
+    rule = {"id": "demo/rule", "category": "Insurance", "confidence": 0.5,
+            "match": [{"regex": r"\binsurance\b"}]} | rule_changes
+    return {"version": "2026.11.1", "rules": [rule]}
+
+
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({"match": [{"regex": "(unclosed"}]}, "rule 'demo/rule', field 'match'[0].regex: invalid regex"),
+        ({"category": "Insurances"}, "rule 'demo/rule', field 'category': 'Insurances' is not a CUAD category"),
+        ({"confidence": 1.5}, "rule 'demo/rule', field 'confidence': must be a number in (0, 1]"),
+        ({"severity": "severe"}, "rule 'demo/rule', field 'severity': must be one of"),
+        ({"match": []}, "rule 'demo/rule', field 'match': must be a non-empty list"),
+        ({"match": [{"near": {"first": ["a"], "second": ["b"]}}]}, "field 'match'[0].near.within"),
+        ({"match": [{"glob": "*"}]}, "unknown pattern kind 'glob'"),
+        ({"extra": 1}, "rule 'demo/rule': unknown fields ['extra']"),
+    ],
+)
+def test_bad_pack_errors_name_the_rule_and_field(changes, expected):
+    with pytest.raises(RulePackError) as raised:
+        parse_rule_pack(_pack_doc(**changes))
+    assert expected in str(raised.value)
+
+
+def test_bad_pack_version_and_duplicate_ids():
+    with pytest.raises(RulePackError, match="field 'version'"):
+        parse_rule_pack(_pack_doc() | {"version": "latest"})
+    doc = _pack_doc()
+    doc["rules"].append(dict(doc["rules"][0]))
+    with pytest.raises(RulePackError, match="rule 'demo/rule': duplicate id"):
+        parse_rule_pack(doc)
+
+
+def test_load_errors_name_the_file(tmp_path: Path):
+    path = tmp_path / "rulepack.yaml"
+    path.write_text("version: [unclosed", encoding="utf-8")
+    with pytest.raises(RulePackError, match=f"{path}: not valid YAML"):
+        load_rule_pack(path)
+    path.write_text(yaml.safe_dump(_pack_doc(confidence=0)), encoding="utf-8")
+    with pytest.raises(RulePackError, match=f"{path}: rule 'demo/rule', field 'confidence'"):
+        load_rule_pack(path)
+
+
+def test_calibration_replaces_confidence_only_for_its_pack_version(tmp_path: Path):
+    (tmp_path / "rulepack.yaml").write_text(yaml.safe_dump(_pack_doc()), encoding="utf-8")
+    calibration = {"pack_version": "2026.11.1", "evidence": {"demo/rule": {"hits": 9, "total": 10, "precision": 0.9}}}
+    (tmp_path / "calibration.yaml").write_text(yaml.safe_dump(calibration), encoding="utf-8")
+    segments = _segments_of("The supplier shall maintain insurance with a reputable insurer.")
+    assert apply_rules(load_rule_pack(tmp_path / "rulepack.yaml"), segments)[0].confidence == 0.9
+    calibration["pack_version"] = "2026.10.1"
+    (tmp_path / "calibration.yaml").write_text(yaml.safe_dump(calibration), encoding="utf-8")
+    assert apply_rules(load_rule_pack(tmp_path / "rulepack.yaml"), segments)[0].confidence == 0.5
+
+
+def test_shipped_pack_and_calibration_agree_on_version():
+    pack = default_rule_pack()
+    assert pack.calibration, "calibration.yaml is missing or made for another pack version"
+    rule_ids = {rule.id for rule in pack.rules}
+    assert set(pack.calibration) <= rule_ids | set(pack.key_terms)
