@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pipelines.datamodel import BatchResult, DocumentResult, Finding
-from pipelines.playbook.categories import KEY_TERMS, MULTI_VALUED
+from pipelines.categories import KEY_TERMS, MULTI_VALUED
 from pipelines.playbook.checks import Issue, Unreadable, run_checks
 from pipelines.playbook.schema import Playbook, Thresholds
 from pipelines.playbook.severity import (

@@ -7,7 +7,7 @@ import pytest
 
 from pipelines.datamodel import Finding
 from pipelines.playbook import PlaybookError, load_playbook, parse_playbook
-from pipelines.playbook.categories import CUAD_CATEGORIES, canonical_category
+from pipelines.categories import CUAD_CATEGORIES, canonical_category
 from pipelines.playbook.checks import Unreadable, run_checks
 from pipelines.playbook.values import matches_any, normalize, parse_days, says_no
 

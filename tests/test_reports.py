@@ -14,7 +14,7 @@ import pytest
 from pipelines.aggregate import aggregate_document
 from pipelines.datamodel import BatchResult, DocumentResult, Finding
 from pipelines.playbook import load_playbook
-from pipelines.playbook.categories import CUAD_CATEGORIES
+from pipelines.categories import CUAD_CATEGORIES
 from pipelines.reports import write_reports
 from pipelines.reports.tables import FINDING_HEADERS, FULL_DOCUMENT_HEADERS, KEY_TERM_HEADERS, REVIEW_HEADERS
 

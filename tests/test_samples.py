@@ -16,7 +16,7 @@ import pypdfium2 as pdfium
 import pytest
 import pytesseract
 
-from pipelines.rules.categories import CUAD_CATEGORIES
+from pipelines.categories import CUAD_CATEGORIES
 from pipelines.samples import CATEGORIES, MANIFEST, SampleFile, generate_contract, write_samples
 from pipelines.samples.broken import PASSWORD
 from pipelines.samples.contracts import KEY_TERMS

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from pipelines.playbook.categories import CUAD_CATEGORIES, canonical_category
+from pipelines.categories import CUAD_CATEGORIES, canonical_category
 from pipelines.playbook.schema import CHECK_KINDS, ClauseRule, Playbook, Thresholds, ValueCheck
 from pipelines.playbook.severity import SEVERITIES
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm, MergedFinding
 from pipelines.datamodel import BatchResult, DocumentResult, Finding
-from pipelines.playbook.categories import KEY_TERMS
+from pipelines.categories import KEY_TERMS
 from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart

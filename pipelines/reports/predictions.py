@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from pipelines.aggregate import Assessed
-from pipelines.playbook.categories import CUAD_CATEGORIES
+from pipelines.categories import CUAD_CATEGORIES
 
 
 def prediction_lines(assessed: list[Assessed]) -> list[dict]:

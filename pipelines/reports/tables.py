@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
 from pipelines.datamodel import DocumentResult, Finding
-from pipelines.playbook.categories import KEY_TERMS
+from pipelines.categories import KEY_TERMS
 
 SUMMARY_DOCUMENT_HEADERS = ["File", "Status", "Risk level", "Risk score", "Missing clauses",
                             "To renegotiate", "Review items", "Reason"]

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from pipelines.rules.categories import canonical_category
+from pipelines.categories import canonical_category
 
 log = logging.getLogger(__name__)
 

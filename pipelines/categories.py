@@ -1,4 +1,4 @@
-"""The CUAD clause categories and which of them are key terms.
+"""The 41 CUAD clause categories, and which of them are key terms.
 
 Names are spelled exactly as in the header of CUAD's master_clauses.csv, because reports and
 predictions.jsonl are matched against CUAD by these names.
