@@ -100,12 +100,12 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
 def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> list[Path]:
     from pipelines.aggregate import DocumentAssessment
     from pipelines.reports import write_reports
-    from pipelines.steps import ANALYSERS, playbook_for
+    from pipelines.steps import playbook_for
     from storage import repository, schema
     from storage.database import session_scope
 
     with session_scope(settings.effective_database_url, write=False) as session:
-        batch = repository.load_batch_result(session, batch_id, ANALYSERS)
+        batch = repository.load_batch_result(session, batch_id, settings.analysers)
         options = session.get(schema.Batch, batch_id).options or {}
         assessments = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
     written = write_reports(batch, out, view=view, playbook=playbook_for(options), assessments=assessments)

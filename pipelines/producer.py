@@ -33,23 +33,17 @@ def _task(name: str) -> Signature:
     return tasks.DOCUMENT_TASKS[name]
 
 
-def analysers() -> list[str]:
-    """Analysers run in parallel on a segmented document; each writes its own findings."""
-    from pipelines.steps import ANALYSERS
-
-    return list(ANALYSERS)
-
-
 def document_canvas(document_id: int) -> Signature:
     """Up to the point where the page fan-out is known; `extract` sends the continuation."""
     return chain(_task("ingest").si(document_id), _task("extract").si(document_id))
 
 
-def continuation_canvas(document_id: int, ocr_pages: Sequence[int]) -> Signature:
-    """From the text (after OCR of the pages that need it) to the persisted document."""
+def continuation_canvas(document_id: int, ocr_pages: Sequence[int], analysers: Sequence[str]) -> Signature:
+    """From the text (after OCR of the pages that need it) to the persisted document; the
+    analysers (rules on cpu, model on gpu) run in parallel, a chord joined by `aggregate`."""
     segment = _task("segment").si(document_id)
     head = chord([_task("ocr_page").si(document_id, n) for n in ocr_pages], segment) if ocr_pages else segment
-    branches = [_task(f"analyse_{name}").si(document_id) for name in analysers()]
+    branches = [_task(f"analyse_{name}").si(document_id) for name in analysers]
     analyse = branches[0] if len(branches) == 1 else group(branches)
     return chain(head, analyse, _task("aggregate").si(document_id), _task("persist").si(document_id))
 

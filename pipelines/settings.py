@@ -30,9 +30,14 @@ class Settings(BaseSettings):
     database_url: str = ""
     visibility_timeout_s: int = 3600  # Redis: an unacked task is redelivered after this long
 
-    # Worker sizing.
+    # Worker sizing.  The gpu role runs one model in one process; its threads are documents in
+    # flight, whose segments share model batches (workers/model_batcher.py).
     cpu_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 1)
-    gpu_concurrency: int = 1
+    gpu_concurrency: int = 8
+
+    # The expert model (models/): off for cpu-only fleets, or to audit with rules alone.
+    model_enabled: bool = True
+    model_checkpoint: Path | None = None  # default: the checkpoint shipped in models/checkpoint/
     ocr_dpi: int = 300
     ocr_language: str = "eng"
 
@@ -52,6 +57,11 @@ class Settings(BaseSettings):
     # result database for chord joins.
     broker_poll_interval_s: float = 0.02
     chord_poll_interval_s: float = 0.1
+
+    @property
+    def analysers(self) -> tuple[str, ...]:
+        """Analysers that run in parallel on each segmented document; aggregation merges them."""
+        return ("rules", "model") if self.model_enabled else ("rules",)
 
     @property
     def embedded(self) -> bool:

@@ -8,11 +8,12 @@ step replaces what it wrote before, which is what makes a redelivered task harml
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipelines import logs
-from pipelines.datamodel import DocumentFailed, document_text
+from pipelines.datamodel import DocumentFailed, Finding, Segment, document_text
 from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
@@ -144,8 +145,13 @@ def analyse_rules(settings: Settings, doc: DocumentRef) -> None:
         repository.replace_findings(session, doc.id, "rules", findings)
 
 
-ANALYSERS = ("rules",)
-"""Producers whose findings aggregation merges (the model adds "model" on the gpu queue)."""
+def analyse_model(settings: Settings, doc: DocumentRef, predict: Callable[[list[Segment]], list[Finding]]) -> None:
+    """The expert model's findings; `predict` is the gpu worker's (batched) model."""
+    with session_scope(settings.effective_database_url, write=False) as session:
+        segments = repository.load_segments(session, doc.id)
+    findings = predict(segments)
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_findings(session, doc.id, "model", findings)
 
 
 def playbook_for(options: dict):  # type: ignore[no-untyped-def]
@@ -161,7 +167,7 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
     from pipelines.aggregate import aggregate_document
 
     with session_scope(settings.effective_database_url, write=False) as session:
-        findings = repository.load_findings(session, doc.id, ANALYSERS)
+        findings = repository.load_findings(session, doc.id, settings.analysers)
         d = repository.get_document(session, doc.id)
         options, page_count = d.batch.options or {}, d.page_count
     assessment = aggregate_document(findings, playbook_for(options), page_count)

@@ -41,7 +41,7 @@ def assert_no_duplicate_findings(url: str, batch_id: str) -> None:
 
 def test_server_mode_runs_the_batch_on_separate_workers(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
     start_worker(server_env, "cpu", 2)
-    start_worker(server_env, "gpu", 1)
+    start_worker(server_env, "gpu", 4)
     submitted = run_cli(["audit", str(sample_dir), "--no-wait", "--batch-id", "nightly"], server_env)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
     assert submitted.stdout.strip().splitlines()[-1] == "nightly"
@@ -79,6 +79,7 @@ for document_id in ids:  # every document's chain delivered a second time
 
 def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
     start_worker(server_env, "cpu", 2)
+    start_worker(server_env, "gpu", 4)
     url = server_env["CLAUSEMILL_DATABASE_URL"]
     once = run_cli(["audit", str(sample_dir), "--batch-id", "once", "--out", str(tmp_path / "once")], server_env)
     assert once.returncode == 0, once.stdout + once.stderr
@@ -100,6 +101,7 @@ def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: d
 def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
     url = server_env["CLAUSEMILL_DATABASE_URL"]
     cpu = start_worker(server_env, "cpu", 2)
+    start_worker(server_env, "gpu", 4)
     submitted = run_cli(["audit", str(sample_dir), "--no-wait", "--batch-id", "killed"], server_env)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
 

@@ -22,15 +22,16 @@ QUEUE_CHOICES = ("cpu", "gpu")
 
 
 def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostname: str | None = None) -> list[str]:
-    """Celery worker arguments for one role: prefork for cpu, one solo process for gpu.
+    """Celery worker arguments for one role: prefork for cpu, threads for gpu.
 
-    The gpu role is a single process so the model is loaded once and CUDA is never forked.
+    The gpu role is one process so the model is loaded once and CUDA is never forked; its
+    threads are documents in flight whose segments share model batches.
     """
     if queue not in QUEUE_CHOICES:
         raise ValueError(f"unknown queue {queue!r}: choose one of {', '.join(QUEUE_CHOICES)}")
     argv = ["worker", "--queues", queue, "--hostname", hostname or f"{queue}-{os.getpid()}@%h", "--loglevel", "INFO"]
     if queue == "gpu":
-        argv += ["--pool", "solo"]
+        argv += ["--pool", "threads", "--concurrency", str(concurrency or settings.gpu_concurrency)]
     else:
         argv += ["--pool", "prefork", "--concurrency", str(concurrency or settings.cpu_concurrency)]
     if settings.embedded:
@@ -46,6 +47,10 @@ def run_worker(settings: Settings, queue: str, concurrency: int | None) -> None:
     upgrade(settings.effective_database_url)
     from workers.celery_app import app
 
+    if queue == "gpu":
+        from workers.tasks import model_batcher
+
+        model_batcher()  # load before consuming: the first document must not wait for it
     app.worker_main(worker_argv(settings, queue, concurrency))
 
 
@@ -76,7 +81,10 @@ class EmbeddedWorkers:
         upgrade(self.settings.effective_database_url)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir), "OMP_THREAD_LIMIT": "1"}
-        for queue, concurrency in (("cpu", self.settings.cpu_concurrency), ("gpu", self.settings.gpu_concurrency)):
+        roles = [("cpu", self.settings.cpu_concurrency)]
+        if self.settings.model_enabled:
+            roles.append(("gpu", self.settings.gpu_concurrency))
+        for queue, concurrency in roles:
             log = open(self.log_dir / f"{queue}-worker.log", "ab")
             self.processes[queue] = subprocess.Popen(
                 [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],

@@ -12,6 +12,7 @@ does with an error:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +30,7 @@ from pipelines.producer import continuation_canvas
 from pipelines.settings import get_settings
 from storage.database import dispose_engines
 from workers.celery_app import app
+from workers.model_batcher import CrossDocumentBatcher
 
 INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
     sqlalchemy.exc.OperationalError,
@@ -102,7 +104,7 @@ def ingest(doc: steps.DocumentRef) -> None:
 @document_task("extract", time_limit_s=settings.extract_time_limit_s)
 def extract(doc: steps.DocumentRef) -> None:
     ocr_pages = steps.extract(settings, doc)
-    continuation_canvas(doc.id, ocr_pages).apply_async()
+    continuation_canvas(doc.id, ocr_pages, settings.analysers).apply_async()
 
 
 @document_task("ocr_page", time_limit_s=settings.ocr_page_time_limit_s, store_result=True, record_timing=False)
@@ -118,6 +120,28 @@ def segment(doc: steps.DocumentRef) -> None:
 @document_task("analyse_rules", time_limit_s=settings.analyse_time_limit_s, store_result=True)
 def analyse_rules(doc: steps.DocumentRef) -> None:
     steps.analyse_rules(settings, doc)
+
+
+_batcher: CrossDocumentBatcher | None = None
+_batcher_lock = threading.Lock()
+
+
+def model_batcher() -> CrossDocumentBatcher:
+    """The gpu worker's model, loaded once per process and shared by its task threads."""
+    global _batcher
+    with _batcher_lock:
+        if _batcher is None:
+            from models.inference import load_clause_model
+
+            model = load_clause_model(settings.model_checkpoint)
+            logs.log("model loaded", stage="analyse_model", batch_id=None, version=model.version, device=str(model.device))
+            _batcher = CrossDocumentBatcher(model.predict_many)
+        return _batcher
+
+
+@document_task("analyse_model", queue="gpu", time_limit_s=settings.analyse_time_limit_s, store_result=True)
+def analyse_model(doc: steps.DocumentRef) -> None:
+    steps.analyse_model(settings, doc, model_batcher().predict)
 
 
 @document_task("aggregate", time_limit_s=settings.analyse_time_limit_s)
