@@ -44,7 +44,8 @@ def continuation_canvas(document_id: int, ocr_pages: Sequence[int], analysers: S
     segment = _task("segment").si(document_id)
     head = chord([_task("ocr_page").si(document_id, n) for n in ocr_pages], segment) if ocr_pages else segment
     branches = [_task(f"analyse_{name}").si(document_id) for name in analysers]
-    analyse = branches[0] if len(branches) == 1 else group(branches)
+    # Only chord members need their (empty) results stored, for the join.
+    analyse = branches[0].set(ignore_result=True) if len(branches) == 1 else group(branches)
     return chain(head, analyse, _task("aggregate").si(document_id), _task("persist").si(document_id))
 
 

@@ -40,18 +40,18 @@ class DocumentRef:
     status: str
 
 
-def begin(settings: Settings, document_id: int, stage: str) -> DocumentRef | None:
-    """Mark the document as in `stage`; None when it already ended (nothing left to do)."""
-    with session_scope(settings.effective_database_url) as session:
-        d = repository.start_stage(session, document_id, stage)
+def begin(settings: Settings, document_id: int) -> DocumentRef | None:
+    """The document to work on; None when it already ended (nothing left to do)."""
+    with session_scope(settings.effective_database_url, write=False) as session:
+        d = repository.get_document(session, document_id)
         if d.status in ("done", "failed", "duplicate"):
             return None
         return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256, d.status)
 
 
-def record_timing(settings: Settings, document_id: int, stage: str, seconds: float) -> None:
+def complete_stage(settings: Settings, document_id: int, stage: str, seconds: float) -> None:
     with session_scope(settings.effective_database_url) as session:
-        repository.record_timing(session, document_id, stage, seconds)
+        repository.complete_stage(session, document_id, stage, seconds)
 
 
 def fail(settings: Settings, document_id: int, stage: str, reason: str) -> None:
@@ -123,7 +123,7 @@ def segment(settings: Settings, doc: DocumentRef) -> None:
     if waiting := [p.number for p in pages if p.needs_ocr]:
         raise PagesPending(f"pages {waiting} still wait for OCR")
     if ocr_seconds:
-        record_timing(settings, doc.id, "ocr", ocr_seconds)
+        complete_stage(settings, doc.id, "ocr", ocr_seconds)
     if not any(p.text.strip() for p in pages):
         if errors:
             first = next(iter(sorted(errors.items())))

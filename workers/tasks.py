@@ -59,13 +59,13 @@ def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_re
         def run(self: Task, document_id: int, *args: Any) -> None:
             doc = None
             try:
-                doc = steps.begin(settings, document_id, stage)
+                doc = steps.begin(settings, document_id)
                 if doc is None:
                     return None
                 started = time.perf_counter()
                 step(doc, *args)
                 if record_timing:
-                    steps.record_timing(settings, document_id, stage, time.perf_counter() - started)
+                    steps.complete_stage(settings, document_id, stage, time.perf_counter() - started)
             except DocumentFailed as failure:
                 steps.fail(settings, document_id, failure.stage, failure.reason)
             except SoftTimeLimitExceeded:

@@ -8,6 +8,7 @@ database round-trips.  Wall time counts from the moment the cpu worker is ready 
 start-up, ~1.5 s, is a fixed cost of the embedded mode and is printed apart).
 
     python ops/benchmarks/pipeline_throughput.py [--n 40] [--workers 2]
+    CLAUSEMILL_MODEL_ENABLED=false python ops/benchmarks/pipeline_throughput.py   # cpu stages only
 """
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def run_batch(files: list[Path], workers: int, label: str) -> dict:
         inputs.mkdir()
         for f in files:
             (inputs / f.name).symlink_to(f)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUSEMILL_")}
+        servers = ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUSEMILL_DATABASE_URL", "CLAUSEMILL_DATA_DIR")
+        env = {k: v for k, v in os.environ.items() if k not in servers}  # always embedded
         env.update(CLAUSEMILL_DATA_DIR=str(Path(tmp) / "data"), CLAUSEMILL_CPU_CONCURRENCY=str(workers))
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "pipelines.cli", "audit", str(inputs), "--out", str(Path(tmp) / "out"),
