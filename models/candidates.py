@@ -1,0 +1,40 @@
+"""From per-segment probabilities to candidate spans, the unit CUAD's metric scores.
+
+A prediction is credited when its word-set Jaccard with an annotated clause reaches 0.5.  The
+segmenter is tuned for that: one segment matches 95.8% of annotated clauses, a run of up to
+three neighbours 98.3% (ops/benchmarks/segment_coverage.py).  Candidates are single segments:
+adding runs of neighbouring likely segments (a neighbour joining while its probability is at
+least half the peak's) lowered validation AUPR (0.298 -> 0.294 with an early checkpoint), as
+runs add more false positives than the 2.5% of split clauses they recover.
+
+Every segment at or above the floor is a candidate with its own probability, except each
+category's best segment in the document, which carries the document's presence probability
+(models/presence.py): the metric's presence score reads exactly that maximum.
+"""
+from __future__ import annotations
+
+import torch
+
+from pipelines.datamodel import Finding, Segment
+
+SOURCE = "model"
+
+
+def document_findings(segments: list[Segment], probability: torch.Tensor, presence: torch.Tensor,
+                      categories: tuple[str, ...], emitted: tuple[str, ...], floor: float,
+                      version: str) -> list[Finding]:
+    """Findings for one document: `probability` [n_segments, C] in segment order, `presence` [C]."""
+    findings: list[Finding] = []
+    if not segments:
+        return findings
+    column = {c: i for i, c in enumerate(categories)}
+    for category in emitted:
+        c = column[category]
+        scores = probability[:, c].clone()
+        best = int(scores.argmax())
+        scores[best] = presence[c]
+        for i in torch.nonzero(scores >= floor).flatten().tolist():
+            s = segments[i]
+            findings.append(Finding(category=category, text=s.text, start=s.start, end=s.end, page=s.page,
+                                    confidence=float(scores[i]), source=SOURCE, version=version, box=s.box))
+    return findings

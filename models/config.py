@@ -1,0 +1,45 @@
+"""The settings that define a checkpoint, stored in its metadata so inference matches training."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+
+from pipelines.categories import CUAD_CATEGORIES
+
+KEY_TERM_CATEGORIES: frozenset[str] = frozenset({
+    "Document Name", "Parties", "Agreement Date", "Effective Date", "Expiration Date",
+    "Renewal Term", "Notice Period To Terminate Renewal", "Governing Law",
+})
+"""Categories the key-term extractors own: the model emits one of them only where it measured better."""
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Shape of the network and how its scores become findings.
+
+    `categories[i]` is expert i's category: routing is category-aligned, so the router's score
+    for a category both ranks it for top-k and is its probability when its expert did not run.
+    """
+
+    categories: tuple[str, ...] = CUAD_CATEGORIES
+    emitted: tuple[str, ...] = tuple(c for c in CUAD_CATEGORIES if c not in KEY_TERM_CATEGORIES)
+    top_k: int = 3
+    max_length: int = 256  # tokens; 99.7% of CUAD segments fit
+    rank: int = 96  # per-expert adapter rank
+    router_hidden: int = 512
+    floor: float = 0.02  # lowest calibrated probability emitted as a candidate
+    training: dict[str, str] = field(default_factory=dict, compare=False)  # provenance, for the model card
+
+    def to_metadata(self) -> dict[str, str]:
+        """safetensors metadata holds strings only: every field as JSON."""
+        return {f"config.{k}": json.dumps(v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_metadata(cls, metadata: dict[str, str]) -> ModelConfig:
+        values = {}
+        for f in fields(cls):
+            raw = metadata.get(f"config.{f.name}")
+            if raw is not None:
+                value = json.loads(raw)
+                values[f.name] = tuple(value) if isinstance(value, list) else value
+        return cls(**values)

@@ -1,0 +1,92 @@
+"""The model as the gpu worker uses it: load once, then findings for batches of documents.
+
+    model = load_clause_model()                    # CUDA + fp16 when present, else CPU fp32
+    findings = model.predict(segments)             # one document
+    per_document = model.predict_many([segs_a, segs_b])   # several waiting documents at once
+
+Emitted categories are `model.config.emitted` (the clause categories; the key-term
+categories are left to the key-term extractors unless the checkpoint measured better).
+Every candidate span at or above `config.floor` (0.02) is returned, so CUAD's threshold
+sweep has recall; aggregation decides what to show.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from models.backbone import Backbone
+from models.batching import BatchLimits, length_batches, pad_ids
+from models.candidates import document_findings
+from models.checkpoint import DEFAULT_CHECKPOINT, Checkpoint, load_checkpoint
+from models.features import segment_features
+from models.lexical import lexical_bag
+from models.presence import document_maxima, presence_probability
+from models.network import MODES, Mode
+from models.runtime import compute_dtype, pick_device
+from pipelines.datamodel import Finding, Segment
+
+
+class ClauseModel:
+    """Backbone + clause network on one device."""
+
+    def __init__(self, checkpoint: Checkpoint, device: torch.device) -> None:
+        self.config = checkpoint.config
+        self.version = checkpoint.version
+        self.device = device
+        self.backbone = Backbone(device, compute_dtype(device), self.config.max_length)
+        if (self.backbone.hidden, self.backbone.vocab_size) != (checkpoint.hidden, checkpoint.vocab_size):
+            raise ValueError(f"checkpoint expects hidden size {checkpoint.hidden} and vocabulary {checkpoint.vocab_size}, "
+                             f"backbone has {self.backbone.hidden} and {self.backbone.vocab_size}")
+        self.network = checkpoint.network.to(device).eval()
+        self.limits = BatchLimits.for_device(device)
+
+    def predict(self, segments: list[Segment], *, mode: Mode = "sparse", top_k: int | None = None) -> list[Finding]:
+        """Findings for one document's segments (all of them, in order: positions are features)."""
+        return self.predict_many([segments], mode=mode, top_k=top_k)[0]
+
+    def predict_many(self, batch: list[list[Segment]], *, mode: Mode = "sparse",
+                     top_k: int | None = None) -> list[list[Finding]]:
+        """Findings per document; segments of all documents share length-sorted backbone batches."""
+        probabilities = self.probabilities(batch, mode=mode, top_k=top_k)
+        c = self.config
+        return [
+            document_findings(segments, p, self.presence(p), c.categories, c.emitted, c.floor, self.version)
+            for segments, p in zip(batch, probabilities)
+        ]
+
+    def presence(self, probability: torch.Tensor) -> torch.Tensor:
+        """[C] probability that the document contains each category, from its segments' [n, C]."""
+        net = self.network
+        return presence_probability(document_maxima(probability), net.presence_scale.cpu(), net.presence_bias.cpu())
+
+    def probabilities(self, batch: list[list[Segment]], *, mode: Mode = "sparse",
+                      top_k: int | None = None) -> list[torch.Tensor]:
+        """Calibrated probabilities [n_segments, n_categories] per document, on CPU."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        k = top_k or self.config.top_k
+        texts = [s.text for segments in batch for s in segments]
+        features = torch.cat([segment_features(segments) for segments in batch]) if batch else torch.zeros((0, 2))
+        ids = self.backbone.token_ids(texts)
+        out = torch.zeros((len(texts), len(self.config.categories)))
+        for rows in length_batches([len(r) for r in ids], self.limits):
+            input_ids, mask = (t.to(self.device) for t in pad_ids([ids[i] for i in rows], self.backbone.pad_id))
+            states = self.backbone.states(input_ids, mask)
+            bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids)
+            scores = self.network.scores(states, mask, features[rows].to(self.device), bag, mode, k)
+            out[rows] = scores.probability.cpu()
+        return list(out.split([len(segments) for segments in batch]))
+
+
+@lru_cache(maxsize=2)
+def _cached(path: Path, device: str) -> ClauseModel:
+    return ClauseModel(load_checkpoint(path), torch.device(device))
+
+
+def load_clause_model(path: Path | None = None, device: str | None = None) -> ClauseModel:
+    """The model from `path` (default: the committed checkpoint) on `device` (default: CUDA if
+    present, else CPU with torch threads = cores), loaded once per process and reused."""
+    chosen = pick_device(device)
+    return _cached(Path(path or DEFAULT_CHECKPOINT).resolve(), str(chosen))

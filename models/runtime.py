@@ -1,0 +1,24 @@
+"""Where the model runs: CUDA with fp16 when present, else every CPU core in fp32."""
+from __future__ import annotations
+
+import os
+
+import torch
+
+
+def cores() -> int:
+    """CPUs this process may use (a container's quota shows in its affinity, not in cpu_count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def pick_device(device: str | None = None) -> torch.device:
+    """The requested device, or CUDA when available, else CPU with torch threads = cores."""
+    chosen = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    if chosen.type == "cpu":
+        torch.set_num_threads(cores())
+    return chosen
+
+
+def compute_dtype(device: torch.device) -> torch.dtype:
+    """fp16 on a GPU (the backbone's activations are well within range); fp32 on CPU."""
+    return torch.float16 if device.type == "cuda" else torch.float32

@@ -1,0 +1,128 @@
+"""How fast is the expert model, against the physical limit of its backbone?
+
+On N real CUAD segments (the validation contracts' segments, in document order) this times:
+
+  backbone   tokenization + the bare all-MiniLM-L6-v2 forward pass, in the model's own
+             length-sorted batches: what no model on this backbone can beat
+  sparse     ClauseModel.predict_many: backbone + router + top-k experts + calibration + spans
+  dense      the same with every expert on every segment
+  linear     the same with the linear baseline head instead of router and experts
+  heads      router + experts alone on backbone outputs computed beforehand, sparse vs dense,
+             which isolates what top-k routing saves
+
+Each figure is the best of --repeats runs after a warm-up, in segments per second.
+
+    python ops/benchmarks/model_speed.py --device cuda --segments 20000
+    python ops/benchmarks/model_speed.py --device cpu --segments 2000
+
+CUAD: CC BY 4.0, The Atticus Project.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from models.batching import length_batches, pad_ids  # noqa: E402
+from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
+from models.corpus import load_cuad, read_split  # noqa: E402
+from models.features import segment_features  # noqa: E402
+from models.inference import ClauseModel  # noqa: E402
+from models.runtime import cores, pick_device  # noqa: E402
+from models.training import SPLIT_FILE  # noqa: E402
+from pipelines.datamodel import Segment  # noqa: E402
+
+CUAD = REPO.parent / "shared" / "data" / "cuad"
+DOCUMENTS_PER_CALL = 8
+
+
+def documents(cuad: Path, n_segments: int) -> list[list[Segment]]:
+    """Whole validation documents (positions are features) until n_segments are reached, the last cut."""
+    out: list[list[Segment]] = []
+    total = 0
+    validation = read_split(SPLIT_FILE)
+    for doc in load_cuad(cuad):
+        if doc.name not in validation:
+            continue
+        segments = doc.segments()[: n_segments - total]
+        out.append(segments)
+        total += len(segments)
+        if total >= n_segments:
+            break
+    return out
+
+
+def best_rate(run: Callable[[], None], n: int, repeats: int, device: torch.device) -> float:
+    """Segments per second of the fastest of `repeats` runs, after one warm-up run."""
+    run()
+    best = float("inf")
+    for _ in range(repeats):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        started = time.perf_counter()
+        run()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - started)
+    return n / best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
+    parser.add_argument("--segments", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--cuad", type=Path, default=CUAD, help="a CUAD folder (files.csv, txt/, spans.jsonl)")
+    args = parser.parse_args()
+
+    device = pick_device(args.device)
+    model = ClauseModel(load_checkpoint(args.checkpoint), device)
+    docs = documents(args.cuad, args.segments)
+    n = sum(len(d) for d in docs)
+    calls = [docs[i : i + DOCUMENTS_PER_CALL] for i in range(0, len(docs), DOCUMENTS_PER_CALL)]
+    where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {torch.get_num_threads()} threads of {cores()} cores"
+    print(f"{n} CUAD segments in {len(docs)} documents, {len(calls)} calls of {DOCUMENTS_PER_CALL} documents; "
+          f"{where}; model {model.version}, k={model.config.top_k}, {model.network.experts.n_experts} experts")
+
+    def backbone() -> None:
+        for call in calls:
+            ids = model.backbone.token_ids([s.text for d in call for s in d])
+            for rows in length_batches([len(r) for r in ids], model.limits):
+                model.backbone.states(*pad_ids([ids[i] for i in rows], model.backbone.pad_id))
+
+    rates = {"backbone": best_rate(backbone, n, args.repeats, device)}
+    for mode in ("sparse", "dense", "linear"):
+        rates[mode] = best_rate(lambda: [model.predict_many(call, mode=mode) for call in calls], n, args.repeats, device)
+
+    # heads alone on precomputed backbone outputs
+    texts = [s.text for d in docs for s in d]
+    features = torch.cat([segment_features(d) for d in docs]).to(device)
+    ids = model.backbone.token_ids(texts)
+    batches = []
+    for rows in length_batches([len(r) for r in ids], model.limits):
+        input_ids, mask = pad_ids([ids[i] for i in rows], model.backbone.pad_id)
+        batches.append((model.backbone.states(input_ids, mask), mask.to(device), features[rows]))
+    for mode in ("sparse", "dense"):
+        rates[f"heads {mode}"] = best_rate(
+            lambda: [model.network.scores(s, m, f, mode, model.config.top_k) for s, m, f in batches], n,
+            args.repeats, device)
+
+    print("| what | segments/s | vs backbone |")
+    print("| --- | ---: | ---: |")
+    for name, rate in rates.items():
+        print(f"| {name} | {rate:,.0f} | {rate / rates['backbone']:.2f}x |")
+    print(f"predict (sparse) / bare backbone: {rates['sparse'] / rates['backbone']:.2f}x (target >= 0.8x); "
+          f"sparse / dense end to end: {rates['sparse'] / rates['dense']:.2f}x; "
+          f"heads alone sparse / dense: {rates['heads sparse'] / rates['heads dense']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
