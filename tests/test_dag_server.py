@@ -124,7 +124,7 @@ def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(samp
     # the visibility timeout.
     cpu.kill(signal.SIGKILL)
     start_worker(server_env, "cpu", 2)
-    wait_until(lambda: batch_done(url, "killed"), timeout=300, message="the batch to finish after the kills")
+    wait_until(lambda: batch_done(url, "killed"), timeout=420, message="the batch to finish after the kills")
 
     batch = load_batch(url, "killed")
     assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)

@@ -62,7 +62,7 @@ def test_predict_returns_valid_findings(model: ClauseModel) -> None:
         assert f.category in model.config.emitted
         assert model.config.floor <= f.confidence <= 1.0
         assert 0 <= f.start < f.end <= len(text) and f.page == 1
-        assert f.text.split() == text[f.start : f.end].split()  # whitespace between segments may differ
+        assert f.text == text[f.start : f.end]
 
 
 @needs_checkpoint
@@ -121,7 +121,7 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
         documents.append(LabelledDocument(f"synthetic-{seed}.txt", synthetic.text, spans))
     out = tmp_path / "tiny.safetensors"
     config = ModelConfig(rank=8, router_hidden=32, max_length=64)
-    settings = TrainSettings(fit=FitSettings(linear_epochs=2, router_epochs=2, expert_epochs=1),
+    settings = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
                              negative_rate=0.3, router_folds=2)
     report = train_on_documents(documents, out, config=config, settings=settings, device="cpu", log=lambda _: None)
     loaded = load_checkpoint(out)
