@@ -145,6 +145,12 @@ def mark_done(session: Session, document_id: int) -> schema.Document:
     return document
 
 
+def _lock_document(session: Session, document_id: int) -> None:
+    """Serialize replace-writes of one document: two deliveries of a task running at once
+    would otherwise both delete (seeing none of the other's rows) and both insert."""
+    session.get(schema.Document, document_id, with_for_update=True)
+
+
 # --- pages -------------------------------------------------------------------------------
 
 def _page_row(document_id: int, page: dm.PageText, error: str | None = None, seconds: float = 0.0) -> schema.Page:
@@ -156,11 +162,13 @@ def _page_row(document_id: int, page: dm.PageText, error: str | None = None, sec
 
 
 def replace_pages(session: Session, document_id: int, pages: list[dm.PageText]) -> None:
+    _lock_document(session, document_id)
     session.execute(delete(schema.Page).where(schema.Page.document_id == document_id))
     session.add_all(_page_row(document_id, p) for p in pages)
 
 
 def replace_page(session: Session, document_id: int, page: dm.PageText, error: str | None, seconds: float) -> None:
+    _lock_document(session, document_id)
     session.execute(delete(schema.Page).where(schema.Page.document_id == document_id, schema.Page.number == page.number))
     session.add(_page_row(document_id, page, error, seconds))
 
@@ -201,6 +209,7 @@ def ocr_seconds(session: Session, document_id: int) -> float:
 # --- segments ----------------------------------------------------------------------------
 
 def replace_segments(session: Session, document_id: int, segments: list[dm.Segment]) -> None:
+    _lock_document(session, document_id)
     session.execute(delete(schema.Segment).where(schema.Segment.document_id == document_id))
     session.add_all(
         schema.Segment(
@@ -219,6 +228,7 @@ def load_segments(session: Session, document_id: int) -> list[dm.Segment]:
 # --- findings ----------------------------------------------------------------------------
 
 def replace_findings(session: Session, document_id: int, producer: str, findings: list[dm.Finding]) -> None:
+    _lock_document(session, document_id)
     session.execute(
         delete(schema.Finding).where(schema.Finding.document_id == document_id, schema.Finding.producer == producer)
     )
@@ -249,6 +259,7 @@ def load_findings(session: Session, document_id: int, producers: Iterable[str] |
 
 def replace_review_items(session: Session, document_id: int, items: list[dict]) -> None:
     """Items: {category, reason, priority, evidence}; open items of the document are replaced."""
+    _lock_document(session, document_id)
     session.execute(delete(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id))
     session.add_all(
         schema.ReviewItem(document_id=document_id, category=i["category"], reason=i["reason"],

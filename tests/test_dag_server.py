@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from conftest import REPO, expected_outcomes, run_cli, wait_until
 from storage import repository, schema
 from storage.database import session_scope
-from test_dag_embedded import load_batch, row_counts
+from test_dag_embedded import assert_no_duplicate_findings, load_batch, row_counts
 
 
 def batch_done(url: str, batch_id: str) -> bool:
@@ -35,19 +35,6 @@ def broker_drained(broker_url: str) -> bool:
     """No task waits in a queue or runs unacknowledged: the second deliveries have all run."""
     client = redis.Redis.from_url(broker_url)
     return client.llen("cpu") == 0 and client.llen("gpu") == 0 and client.hlen("unacked") == 0
-
-
-def assert_no_duplicate_findings(url: str, batch_id: str) -> None:
-    with session_scope(url) as session:
-        rows = session.execute(
-            select(schema.Finding.document_id, schema.Finding.producer, schema.Finding.category,
-                   schema.Finding.start, schema.Finding.end, schema.Finding.source, func.count())
-            .join(schema.Document, schema.Document.id == schema.Finding.document_id)
-            .where(schema.Document.batch_id == batch_id)
-            .group_by(schema.Finding.document_id, schema.Finding.producer, schema.Finding.category,
-                      schema.Finding.start, schema.Finding.end, schema.Finding.source)
-        ).all()
-    assert rows and all(row[-1] == 1 for row in rows), [row for row in rows if row[-1] > 1]
 
 
 def test_server_mode_runs_the_batch_on_separate_workers(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
