@@ -1,7 +1,8 @@
 """Backbone outputs of many segments, kept so the heads can train for epochs without re-encoding.
 
-Token states are stored ragged (all rows concatenated, with offsets) in fp16: the ~25k sampled
-training segments at ~60 tokens x 384 dims take ~1.2 GB instead of 4.6 GB padded in fp32.
+Token states are stored ragged (all rows concatenated, with offsets) in fp16: CUAD's ~35k
+training segments that go through the backbone (~1.6M tokens x 384 dims) take 1.2 GB, not
+the 14 GB they would take padded to 256 tokens in fp32.
 """
 from __future__ import annotations
 

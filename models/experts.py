@@ -2,8 +2,8 @@
 
 Expert e: a low-rank adapter on every token (a_t = x_t + U_e gelu(D_e x_t + d_e) + u_e),
 attention pooling with its own query (alpha = softmax_t(a_t . q_e)), and a linear head on the
-layer-normed pooled vector.  Its output is a correction added to the router's logit for e, so
-an untrained expert (zero head) reproduces the router exactly.
+layer-normed pooled vector.  Its output is a correction added to the router's lexical logit for
+e (models/router.py), so an untrained expert (zero head) reproduces that logit exactly.
 
 The adapter's up-projection is linear, so it commutes with the pooling: a_t . q_e =
 x_t . q_e + h_t . (U_e^T q_e) and sum_t alpha_t a_t = sum_t alpha_t x_t + U_e sum_t alpha_t h_t

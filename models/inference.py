@@ -4,10 +4,13 @@
     findings = model.predict(segments)             # one document
     per_document = model.predict_many([segs_a, segs_b])   # several waiting documents at once
 
-Emitted categories are `model.config.emitted` (the clause categories; the key-term
-categories are left to the key-term extractors unless the checkpoint measured better).
-Every candidate span at or above `config.floor` (0.02) is returned, so CUAD's threshold
-sweep has recall; aggregation decides what to show.
+Emitted categories are `model.config.emitted`: the 33 clause categories and the key-term
+categories where the model measured better than the key-term extractors (Parties, Expiration
+Date, Renewal Term, Notice Period To Terminate Renewal, Governing Law); Document Name,
+Agreement Date and Effective Date are left to the extractors (models/config.py).  Every
+candidate segment at or above `config.floor` (0.02) is returned, so CUAD's threshold sweep
+has recall; aggregation decides what to show.  Confidences are calibrated probabilities; each
+category's best segment carries the probability that the document contains the category.
 """
 from __future__ import annotations
 
@@ -20,10 +23,10 @@ from models.backbone import Backbone
 from models.batching import BatchLimits, length_batches, pad_ids
 from models.candidates import document_findings
 from models.checkpoint import DEFAULT_CHECKPOINT, Checkpoint, load_checkpoint
-from models.features import segment_features
+from models.features import N_FEATURES, segment_features
 from models.lexical import lexical_bag
-from models.presence import document_maxima, presence_probability
 from models.network import MODES, Mode
+from models.presence import document_maxima, presence_probability
 from models.runtime import compute_dtype, pick_device
 from pipelines.datamodel import Finding, Segment
 
@@ -68,7 +71,7 @@ class ClauseModel:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         k = top_k or self.config.top_k
         texts = [s.text for segments in batch for s in segments]
-        features = torch.cat([segment_features(segments) for segments in batch]) if batch else torch.zeros((0, 2))
+        features = torch.cat([segment_features(segments) for segments in batch]) if batch else torch.zeros((0, N_FEATURES))
         ids = self.backbone.token_ids(texts)
         out = torch.zeros((len(texts), len(self.config.categories)))
         for rows in length_batches([len(r) for r in ids], self.limits):

@@ -3,9 +3,11 @@
 `scores` turns backbone token states into one calibrated probability per (segment, category):
 
 - sparse (the product): the router's top-k categories run their experts; their probability is
-  the expert-calibrated sigmoid of router logit + expert correction.  Every other category gets
-  the router-calibrated sigmoid of its router logit, calibrated on exactly those (segment,
-  category) pairs the router did not pick, so these fallbacks are honest and mostly tiny.
+  the expert-calibrated sigmoid of lexical logit + expert correction (the expert, reading the
+  token states, takes the place of the router MLP's generic correction).  Every other
+  category gets the router-calibrated sigmoid of its router logit, calibrated on exactly those
+  (segment, category) pairs the router did not pick, so these fallbacks are honest and
+  mostly tiny.
 - dense: every expert runs on every segment (what top-k saves compute against).
 - linear: one linear layer on the pooled state, the baseline the experts must beat.
 
@@ -50,12 +52,13 @@ class ClauseNetwork(nn.Module):
             self.register_buffer(f"{name}_bias", torch.zeros(n_categories))
 
     def route(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag,
-              k: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Router logits [N, C] and the (segment, expert) pairs of each segment's top k."""
-        logits = self.router(pooled, features, bag)
+              k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Router logits [N, C], their lexical part, and the (segment, expert) pairs [2, N * k] of
+        each segment's top k."""
+        logits, lexical = self.router(pooled, features, bag)
         top = logits.topk(min(k, logits.shape[1]), dim=1).indices
         segment_idx = torch.arange(logits.shape[0], device=logits.device).repeat_interleave(top.shape[1])
-        return logits, torch.stack([segment_idx, top.reshape(-1)])
+        return logits, lexical, torch.stack([segment_idx, top.reshape(-1)])
 
     @torch.inference_mode()
     def scores(self, tokens: torch.Tensor, mask: torch.Tensor, features: torch.Tensor, bag: LexicalBag, mode: Mode,
@@ -66,15 +69,15 @@ class ClauseNetwork(nn.Module):
             probability = apply_platt(self.linear(pooled), self.linear_scale, self.linear_bias)
             return Scores(probability, torch.zeros_like(probability, dtype=torch.bool))
         if mode == "dense":
-            logits = self.router(pooled, features, bag) + self.experts.dense(tokens, mask)
-            probability = apply_platt(logits, self.expert_scale, self.expert_bias)
+            lexical = self.router.lexical(bag)
+            probability = apply_platt(lexical + self.experts.dense(tokens, mask), self.expert_scale, self.expert_bias)
             return Scores(probability, torch.ones_like(probability, dtype=torch.bool))
-        logits, (segment_idx, expert_idx) = self.route(pooled, features, bag, k)
+        logits, lexical, (segment_idx, expert_idx) = self.route(pooled, features, bag, k)
         probability = apply_platt(logits, self.router_scale, self.router_bias)
         ran = torch.zeros_like(probability, dtype=torch.bool)
         ran[segment_idx, expert_idx] = True
         if segment_idx.numel():
-            refined = logits[segment_idx, expert_idx] + self.experts.sparse(tokens, mask, segment_idx, expert_idx)
+            refined = lexical[segment_idx, expert_idx] + self.experts.sparse(tokens, mask, segment_idx, expert_idx)
             probability[segment_idx, expert_idx] = apply_platt(
                 refined, self.expert_scale[expert_idx], self.expert_bias[expert_idx])
         return Scores(probability, ran)

@@ -1,10 +1,11 @@
 """The router: which categories' experts should look at a segment.
 
 One logit per category (multi-label: a clause can be several categories at once), the sum of
-a small MLP over [layer-normed pooled state, document features] and a lexical linear term
-over the segment's word pieces (models/lexical.py).  The top-k logits pick the experts that
-run; for every other category the router's own logit, calibrated, is the probability, so a
-category whose expert did not run still has a (low) score.
+a lexical logistic regression over the segment's word pieces (models/lexical.py) and a small
+MLP over [layer-normed pooled state, document features] that corrects it.  The top-k logits
+pick the experts that run.  A routed category's logit is then its expert's correction of the
+lexical logit; for every other category the router's own logit, calibrated, is the
+probability, so a category whose expert did not run still has a (low) score.
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ class Router(nn.Module):
         )
         self.lexical = LexicalLayer(vocab_size, n_categories)
 
-    def forward(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag) -> torch.Tensor:
-        return self.embedding_logits(pooled, features) + self.lexical(bag)
+    def forward(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag) -> tuple[torch.Tensor, torch.Tensor]:
+        """(router logits, their lexical part), each [N, C]."""
+        lexical = self.lexical(bag)
+        return lexical + self.embedding_logits(pooled, features), lexical
 
     def embedding_logits(self, pooled: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
         """The MLP's part of the logits (trained as a correction to the lexical part)."""

@@ -14,9 +14,10 @@ contracts every segment; then, on those outputs:
    of contracts for out-of-fold logits; the router's MLP (pooled state, position) learns to
    correct those out-of-fold logits, so it and the experts learn to correct a router as wrong
    as it will be on new contracts;
-3. each expert learns on its router's top (k + 2) segments and its category's positives;
-   the router MLP and the experts keep the epoch that ranks the calibration contracts'
-   segments best (models/selection.py), "no correction" included;
+3. each expert learns to correct the out-of-fold lexical logit of its category on the
+   segments whose router ranks it in the top k + 2, and on its category's positives; the
+   router MLP and the experts keep the epoch that ranks the calibration contracts' segments
+   best (models/selection.py), "no correction" included;
 4. on the calibration contracts: Platt scaling per category for the expert-refined logits
    (pairs whose expert ran under top-k), the router's fallback logits (pairs whose expert did
    not run) and the linear baseline; then the per-category presence calibration of each
@@ -144,7 +145,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     log(f"router: kept MLP epoch {mlp_epoch}")
     oof = lexical_oof + embedding_logits(router, encoded.pooled[fit], rows.features[fit], chosen)
     clock.lap("router")
-    pairs = _expert_pairs(fit, oof, rows.labels[fit], config.top_k + settings.expert_margin)
+    pairs = _expert_pairs(fit, oof, lexical_oof, rows.labels[fit], config.top_k + settings.expert_margin)
     log(f"experts: {len(pairs)} (segment, expert) pairs from {len(fit)} segments")
     expert_epoch = fit_experts(network.experts, encoded, pairs, settings.fit, chosen, sparse_ranking, log)
     log(f"experts: kept epoch {expert_epoch}")
@@ -212,18 +213,19 @@ def _out_of_fold_lexical_logits(rows: _Rows, bag: LexicalBag, fit: np.ndarray, c
     return logits
 
 
-def _expert_pairs(fit: np.ndarray, logits: torch.Tensor, labels: torch.Tensor, depth: int) -> ExpertPairs:
-    """(segment, expert) pairs: each segment's top-`depth` router categories, and every positive."""
+def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor, labels: torch.Tensor,
+                  depth: int) -> ExpertPairs:
+    """(segment, expert) pairs: each segment's top-`depth` categories by `routing` logits, and
+    every positive; the experts learn to correct the (out-of-fold) `lexical` logits there."""
     chosen = torch.zeros_like(labels)
-    top = logits.topk(min(depth, logits.shape[1]), dim=1).indices
+    top = routing.topk(min(depth, routing.shape[1]), dim=1).indices
     chosen.scatter_(1, top, True)
     chosen |= labels
     row, expert = chosen.nonzero(as_tuple=True)
     return ExpertPairs(
-        row=fit[row.numpy()], expert=expert.numpy(), base=logits[row, expert].numpy(),
+        row=fit[row.numpy()], expert=expert.numpy(), base=lexical[row, expert].numpy(),
         target=labels[row, expert].numpy().astype(np.float32),
     )
-
 
 
 def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
@@ -249,9 +251,9 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
 def _held_out_logits(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag,
                      held: np.ndarray, k: int, device: torch.device,
                      experts: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Uncalibrated logits on the calibration segments: router, expert-refined (router where
-    the expert did not run; router alone when not `experts`), linear, and which experts ran
-    under top-k."""
+    """Uncalibrated logits on the calibration segments: router; expert-refined (lexical logit +
+    correction where the expert ran under top-k, no correction when not `experts`, the router
+    logit elsewhere); linear; and which experts ran."""
     network.to(device).eval()
     shape = (len(held), rows.labels.shape[1])
     router, refined, linear = torch.zeros(shape), torch.zeros(shape), torch.zeros(shape)
@@ -260,11 +262,12 @@ def _held_out_logits(network: ClauseNetwork, encoded: EncodedSegments, rows: _Ro
         batch = torch.arange(start, min(start + 128, len(held)))
         encoded_rows = torch.from_numpy(held[batch.numpy()])
         pooled = encoded.pooled[encoded_rows].to(device)
-        logits, (segment_idx, expert_idx) = network.route(pooled, rows.features[encoded_rows].to(device),
-                                                          bag.rows(encoded_rows).to(device), k)
+        logits, lexical, (segment_idx, expert_idx) = network.route(
+            pooled, rows.features[encoded_rows].to(device), bag.rows(encoded_rows).to(device), k)
         pairs = (batch[segment_idx.cpu()], expert_idx.cpu())
         router[batch] = logits.cpu()
         refined[batch] = logits.cpu()
+        refined[pairs] = lexical[segment_idx, expert_idx].cpu()
         if experts:
             tokens, mask = encoded.padded(encoded_rows, device)
             refined[pairs] += network.experts.sparse(tokens, mask, segment_idx, expert_idx).cpu()

