@@ -3,6 +3,7 @@
     ingest ─► extract ─┬─► ocr_page × N (chord, pages of a scan in parallel) ─┐
                        └──────────────────────────────────────────────────────┴─► segment
     segment ─► analyse: rules (cpu) ∥ model (gpu) ─► aggregate ─► persist ─► batch ledger
+                                               └ joined by the analyser ledger
 
 A batch is not one chord over its documents: Celery loses or doubles chord callbacks when
 chords nest in a chord's header (celery#6220, #8211, #9107), and the page fan-out of a scan is
@@ -10,6 +11,12 @@ only known after extraction.  Instead every document runs as its own top-level c
 fan-out is a top-level chord whose callback continues the document, and the batch finalizes
 through a ledger in the database (storage.repository.finalize_batch_if_complete): the
 document that ends last closes the batch, exactly once.
+
+The analysers join the same way, not through a chord: on the embedded SQLite result backend a
+chord is joined by `celery.chord_unlock` polling, and every document waiting for the model
+polled ten times a second (31,197 polls in one 84-contract batch, most of a core).  Each
+analyser records its completion on the locked document row; the one that completes the set
+sends `aggregation_canvas` (steps.complete_analyser).
 """
 from __future__ import annotations
 
@@ -39,14 +46,17 @@ def document_canvas(document_id: int) -> Signature:
 
 
 def continuation_canvas(document_id: int, ocr_pages: Sequence[int], analysers: Sequence[str]) -> Signature:
-    """From the text (after OCR of the pages that need it) to the persisted document; the
-    analysers (rules on cpu, model on gpu) run in parallel, a chord joined by `aggregate`."""
+    """From the text (after OCR of the pages that need it) to the analysers (rules on cpu,
+    model on gpu) running in parallel; the last of them to finish sends `aggregation_canvas`."""
     segment = _task("segment").si(document_id)
     head = chord([_task("ocr_page").si(document_id, n) for n in ocr_pages], segment) if ocr_pages else segment
     branches = [_task(f"analyse_{name}").si(document_id) for name in analysers]
-    # Only chord members need their (empty) results stored, for the join.
-    analyse = branches[0].set(ignore_result=True) if len(branches) == 1 else group(branches)
-    return chain(head, analyse, _task("aggregate").si(document_id), _task("persist").si(document_id))
+    return chain(head, branches[0] if len(branches) == 1 else group(branches))
+
+
+def aggregation_canvas(document_id: int) -> Signature:
+    """Once every analyser has written its findings."""
+    return chain(_task("aggregate").si(document_id), _task("persist").si(document_id))
 
 
 def submit_batch(settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,

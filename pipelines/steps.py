@@ -54,6 +54,16 @@ def complete_stage(settings: Settings, document_id: int, stage: str, seconds: fl
         repository.complete_stage(session, document_id, stage, seconds)
 
 
+def complete_analyser(settings: Settings, document_id: int, stage: str, seconds: float) -> bool:
+    """Record an analyser as finished; True for the one that completes the set, which sends the
+    document on to aggregation.  The row lock orders concurrent analysers, so exactly one of
+    them sees the full set, except when a finished analyser is delivered again: then
+    aggregation runs twice, which its replace-writes make harmless."""
+    with session_scope(settings.effective_database_url) as session:
+        completed = repository.complete_stage(session, document_id, stage, seconds)
+    return {f"analyse_{name}" for name in settings.analysers} <= completed
+
+
 def fail(settings: Settings, document_id: int, stage: str, reason: str) -> None:
     """End a document as `failed` and let the batch finish if it was the last one."""
     with session_scope(settings.effective_database_url) as session:

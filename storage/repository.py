@@ -96,18 +96,21 @@ def get_document(session: Session, document_id: int) -> schema.Document:
     return document
 
 
-def complete_stage(session: Session, document_id: int, stage: str, seconds: float) -> None:
-    """Record a finished stage: its time, and (while the document runs) that it got this far.
+def complete_stage(session: Session, document_id: int, stage: str, seconds: float) -> set[str]:
+    """Record a finished stage: its time, and (while the document runs) that it got this far;
+    returns every stage the document has completed, this one included.
 
     One write per task: the start of a stage is not written, which halves the lock traffic on
-    SQLite.  Locked, because analysers of one document finish concurrently.
+    SQLite.  Locked, because analysers of one document finish concurrently and the set they
+    see decides which of them continues the document (steps.complete_analyser).
     """
     document = session.get(schema.Document, document_id, with_for_update=True)
     if document is None:
-        return
+        return set()
     document.timings = {**(document.timings or {}), stage: round(seconds, 4)}
     if document.status not in dm.TERMINAL_STATUSES:
         document.status, document.stage = "running", stage
+    return set(document.timings)
 
 
 def record_facts(session: Session, document_id: int, facts: dm.FileFacts) -> int | None:

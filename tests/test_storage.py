@@ -88,3 +88,36 @@ def test_stage_outputs_replace_what_the_stage_wrote_before(database_url: str) ->
         assert len(repository.load_segments(session, doc)) == 1
         assert repository.load_findings(session, doc, ["rules"]) == [finding]
         assert len(repository.load_findings(session, doc)) == 2
+
+
+def test_exactly_one_of_two_concurrent_analysers_sends_the_document_on(database_url: str) -> None:
+    """The analyser ledger: rules and model finish at the same moment, many times over."""
+    from pipelines.settings import Settings
+    from pipelines.steps import complete_analyser
+
+    settings = Settings(database_url=database_url, model_enabled=True)
+    paths = [Path(f"/contracts/{i}.pdf") for i in range(12)]
+    with session_scope(database_url) as session:
+        ids = repository.create_batch(session, "b1", paths, {})
+    senders: dict[int, list[str]] = {i: [] for i in ids}
+    barrier = threading.Barrier(2)
+
+    def analyse(stage: str) -> None:
+        barrier.wait()
+        for document_id in ids:
+            if complete_analyser(settings, document_id, stage, 0.1):
+                senders[document_id].append(stage)
+
+    threads = [threading.Thread(target=analyse, args=(stage,)) for stage in ("analyse_rules", "analyse_model")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(len(s) == 1 for s in senders.values()), senders
+    # a finished analyser delivered again sends again (aggregation is a replace-write), a lone one never
+    assert complete_analyser(settings, ids[0], "analyse_rules", 0.1) is True
+    rules_only = Settings(database_url=database_url, model_enabled=False)
+    with session_scope(database_url) as session:
+        fresh = repository.create_batch(session, "b2", [Path("/contracts/x.pdf")], {})[0]
+    assert complete_analyser(settings, fresh, "analyse_model", 0.1) is False
+    assert complete_analyser(rules_only, fresh, "analyse_rules", 0.1) is True

@@ -1,7 +1,7 @@
 """Thin Celery wrappers around pipelines.steps: delivery concerns only.
 
 Each task takes a document id, runs one step, and never raises for a problem of the document
-itself: a raising chord member would break its chord and strand the document.  What a task
+itself: a raising chord member (an OCR page) would break its chord and strand the document.  What a task
 does with an error:
   - DocumentFailed (corrupt, encrypted, OCR failure, ...) → the document ends `failed`.
   - soft time limit → `failed`, naming the stage and the limit.
@@ -26,7 +26,7 @@ from celery.signals import worker_process_init
 
 from pipelines import logs, steps
 from pipelines.datamodel import DocumentFailed
-from pipelines.producer import continuation_canvas
+from pipelines.producer import aggregation_canvas, continuation_canvas
 from pipelines.settings import get_settings
 from storage.database import dispose_engines
 from workers.celery_app import app
@@ -51,7 +51,9 @@ def _forget_parent_connections(**_: Any) -> None:
 
 
 def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_result: bool = False,
-                  record_timing: bool = True) -> Callable[[Callable[..., Any]], Task]:
+                  record_timing: bool = True, analyser: bool = False) -> Callable[[Callable[..., Any]], Task]:
+    """`analyser`: one of the parallel analysers; the last to finish sends the document on."""
+
     def decorate(step: Callable[..., Any]) -> Task:
         @app.task(name=f"clausemill.{queue}.{stage}", bind=True, ignore_result=not store_result,
                   soft_time_limit=time_limit_s, time_limit=time_limit_s + 30,
@@ -64,8 +66,12 @@ def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_re
                     return None
                 started = time.perf_counter()
                 step(doc, *args)
-                if record_timing:
-                    steps.complete_stage(settings, document_id, stage, time.perf_counter() - started)
+                seconds = time.perf_counter() - started
+                if analyser:
+                    if steps.complete_analyser(settings, document_id, stage, seconds):
+                        aggregation_canvas(document_id).apply_async()
+                elif record_timing:
+                    steps.complete_stage(settings, document_id, stage, seconds)
             except DocumentFailed as failure:
                 steps.fail(settings, document_id, failure.stage, failure.reason)
             except SoftTimeLimitExceeded:
@@ -117,7 +123,7 @@ def segment(doc: steps.DocumentRef) -> None:
     steps.segment(settings, doc)
 
 
-@document_task("analyse_rules", time_limit_s=settings.analyse_time_limit_s, store_result=True)
+@document_task("analyse_rules", time_limit_s=settings.analyse_time_limit_s, analyser=True)
 def analyse_rules(doc: steps.DocumentRef) -> None:
     steps.analyse_rules(settings, doc)
 
@@ -139,7 +145,7 @@ def model_batcher() -> CrossDocumentBatcher:
         return _batcher
 
 
-@document_task("analyse_model", queue="gpu", time_limit_s=settings.analyse_time_limit_s, store_result=True)
+@document_task("analyse_model", queue="gpu", time_limit_s=settings.analyse_time_limit_s, analyser=True)
 def analyse_model(doc: steps.DocumentRef) -> None:
     steps.analyse_model(settings, doc, model_batcher().predict)
 
