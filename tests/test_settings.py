@@ -29,13 +29,13 @@ def test_no_configuration_means_embedded_under_the_data_dir(monkeypatch: pytest.
 
 def test_toml_file_then_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     config = tmp_path / "clausemill.toml"
-    config.write_text('broker_url = "redis://127.0.0.1:6379/3"\nmax_pages = 50\nvisibility_timeout_s = 900\n')
+    config.write_text('broker_url = "redis://127.0.0.1:6379/3"\nmax_pages = 50\nvisibility_timeout_s = 1000\n')
     monkeypatch.setenv("CLAUSEMILL_CONFIG", str(config))
     monkeypatch.setenv("CLAUSEMILL_MAX_PAGES", "70")
     settings = Settings()
     assert not settings.embedded
     assert settings.max_pages == 70  # the environment wins over the file
-    assert broker_transport_options(settings)["visibility_timeout"] == 900
+    assert broker_transport_options(settings)["visibility_timeout"] == 1000
 
 
 def test_celery_app_is_json_only_with_late_acks_and_queue_routing(tmp_path: Path) -> None:
@@ -45,3 +45,8 @@ def test_celery_app_is_json_only_with_late_acks_and_queue_routing(tmp_path: Path
     assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.worker_prefetch_multiplier == 1
     assert app.amqp.router.route({}, "clausemill.gpu.analyse_model")["queue"].name == "gpu"
     assert app.amqp.router.route({}, "clausemill.cpu.ocr_page")["queue"].name == "cpu"
+
+
+def test_a_visibility_timeout_shorter_than_a_task_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="visibility_timeout_s .* must exceed the longest task time limit"):
+        Settings(data_dir=tmp_path, visibility_timeout_s=600)

@@ -27,7 +27,7 @@ from celery.signals import worker_process_init
 from pipelines import logs, steps
 from pipelines.datamodel import DocumentFailed
 from pipelines.producer import aggregation_canvas, continuation_canvas
-from pipelines.settings import get_settings
+from pipelines.settings import HARD_LIMIT_GRACE_S, get_settings
 from storage.database import dispose_engines
 from workers.celery_app import app
 from workers.model_batcher import CrossDocumentBatcher
@@ -56,7 +56,7 @@ def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_re
 
     def decorate(step: Callable[..., Any]) -> Task:
         @app.task(name=f"clausemill.{queue}.{stage}", bind=True, ignore_result=not store_result,
-                  soft_time_limit=time_limit_s, time_limit=time_limit_s + 30,
+                  soft_time_limit=time_limit_s, time_limit=time_limit_s + HARD_LIMIT_GRACE_S,
                   max_retries=settings.infrastructure_retries)
         def run(self: Task, document_id: int, *args: Any) -> None:
             doc = None
@@ -139,8 +139,9 @@ def model_batcher() -> CrossDocumentBatcher:
         if _batcher is None:
             from models.inference import load_clause_model
 
-            model = load_clause_model(settings.model_checkpoint)
-            logs.log("model loaded", stage="analyse_model", batch_id=None, version=model.version, device=str(model.device))
+            model = load_clause_model(settings.model_checkpoint, int8=settings.model_int8)
+            logs.log("model loaded", stage="analyse_model", batch_id=None, version=model.version,
+                     device=str(model.device), precision=model.precision)
             _batcher = CrossDocumentBatcher(model.predict_many)
         return _batcher
 

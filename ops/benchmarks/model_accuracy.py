@@ -98,6 +98,7 @@ def main() -> None:
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
     parser.add_argument("--modes", nargs="+", default=["sparse"], choices=["sparse", "dense", "linear"])
+    parser.add_argument("--int8", action="store_true", help="int8 backbone on CPU (the gpu worker's CPU default)")
     parser.add_argument("--all-categories", action="store_true", help="emit key-term categories from the model too")
     parser.add_argument("--presence-threshold", type=float, default=0.5)
     parser.add_argument("--out", type=Path, default=REPO / "out" / "model_accuracy")
@@ -111,9 +112,10 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     docs = args.out / "validation_docs.txt"
     docs.write_text("\n".join(d.name for d in documents) + "\n", encoding="utf-8")
-    model = ClauseModel(load_checkpoint(args.checkpoint), pick_device(args.device))
+    model = ClauseModel(load_checkpoint(args.checkpoint), pick_device(args.device), int8=args.int8)
     n_segments = sum(len(s) for s in segments)
-    print(f"{len(documents)} validation contracts, {n_segments} segments; model {model.version} on {model.device}")
+    print(f"{len(documents)} validation contracts, {n_segments} segments; model {model.version} on {model.device} "
+          f"({model.precision})")
 
     files: dict[str, Path] = {}
     for mode in args.modes:
