@@ -284,3 +284,22 @@ def test_shipped_pack_and_calibration_agree_on_version():
     assert pack.calibration, "calibration.yaml is missing or made for another pack version"
     rule_ids = {rule.id for rule in pack.rules}
     assert set(pack.calibration) <= rule_ids | set(pack.key_terms)
+
+
+def test_the_best_key_term_per_category_carries_how_often_its_evidence_means_presence():
+    """An "effective as of" date rarely is the exact annotated span, but the contracts where it
+    fires mostly do have an effective date: the best such finding carries that presence rate."""
+    pack = default_rule_pack()
+    text = ('This Supply Agreement is made as of March 3, 2021 and shall be effective as of April 1, 2021. '
+            'This Agreement shall be governed by the laws of the State of New York.')
+    pages = [PageText(number=1, text=text, source="plain")]
+    findings = extract_key_terms(document_text(pages)[0], segment_document(pages), pack)
+    for category in ("Effective Date", "Governing Law"):
+        mine = [f for f in findings if f.category == category]
+        assert mine, category
+        rates = {f.note: pack.key_term_presence(f.note) for f in mine}
+        best = max(mine, key=lambda f: rates[f.note] or 0.0)
+        assert best.confidence == max(rates[best.note], pack.key_term_confidence(best.note))
+        assert all(f.confidence == pack.key_term_confidence(f.note) for f in mine if f is not best)
+    effective = [f for f in findings if f.category == "Effective Date"]
+    assert max(f.confidence for f in effective) > 0.5  # presence, not span precision

@@ -10,6 +10,9 @@ On N real CUAD segments (the validation contracts' segments, in document order) 
   heads      router + experts alone on backbone outputs (and word-piece bags) computed
              beforehand, sparse vs dense, which isolates what top-k routing saves
 
+On a CPU each is measured with the fp32 backbone and with the int8 one (the gpu worker's CPU
+default), each model against the bare backbone of its own precision.
+
 Each figure is the best of --repeats runs after a warm-up, in segments per second.
 
     python ops/benchmarks/model_speed.py --device cuda --segments 20000
@@ -81,27 +84,37 @@ def main() -> None:
     parser.add_argument("--segments", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--fp32-only", action="store_true", help="on a CPU, skip the int8 backbone")
     parser.add_argument("--cuad", type=Path, default=CUAD, help="a CUAD folder (files.csv, txt/, spans.jsonl)")
     args = parser.parse_args()
 
     device = pick_device(args.device)
-    model = ClauseModel(load_checkpoint(args.checkpoint), device)
+    checkpoint = load_checkpoint(args.checkpoint)
+    # On a CPU both precisions are measured in one run (the machine is shared: only ratios
+    # taken together are meaningful); CUDA runs fp16.
+    models = [ClauseModel(checkpoint, device)]
+    if device.type == "cpu" and not args.fp32_only:
+        models.append(ClauseModel(checkpoint, device, int8=True))
     docs = documents(args.cuad, args.segments)
     n = sum(len(d) for d in docs)
     calls = [docs[i : i + DOCUMENTS_PER_CALL] for i in range(0, len(docs), DOCUMENTS_PER_CALL)]
+    model = models[0]
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {torch.get_num_threads()} threads of {cores()} cores"
     print(f"{n} CUAD segments in {len(docs)} documents, {len(calls)} calls of {DOCUMENTS_PER_CALL} documents; "
           f"{where}; model {model.version}, k={model.config.top_k}, {model.network.experts.n_experts} experts")
 
-    def backbone() -> None:
-        for call in calls:
-            ids = model.backbone.token_ids([s.text for d in call for s in d])
-            for rows in length_batches([len(r) for r in ids], model.limits):
-                model.backbone.states(*pad_ids([ids[i] for i in rows], model.backbone.pad_id))
+    rates: dict[str, float] = {}
+    for m in models:
+        def backbone(m: ClauseModel = m) -> None:
+            for call in calls:
+                ids = m.backbone.token_ids([s.text for d in call for s in d])
+                for rows in length_batches([len(r) for r in ids], m.limits):
+                    m.backbone.states(*pad_ids([ids[i] for i in rows], m.backbone.pad_id))
 
-    rates = {"backbone": best_rate(backbone, n, args.repeats, device)}
-    for mode in ("sparse", "dense", "linear"):
-        rates[mode] = best_rate(lambda: [model.predict_many(call, mode=mode) for call in calls], n, args.repeats, device)
+        rates[f"backbone {m.precision}"] = best_rate(backbone, n, args.repeats, device)
+        for mode in ("sparse", "dense", "linear"):
+            rates[f"{mode} {m.precision}"] = best_rate(
+                lambda m=m, mode=mode: [m.predict_many(call, mode=mode) for call in calls], n, args.repeats, device)
 
     # heads alone on precomputed backbone outputs
     texts = [s.text for d in docs for s in d]
@@ -114,16 +127,23 @@ def main() -> None:
         batches.append((model.backbone.states(input_ids, mask), mask, features[rows], bag))
     for mode in ("sparse", "dense"):
         rates[f"heads {mode}"] = best_rate(
-            lambda: [model.network.scores(s, m, f, b, mode, model.config.top_k) for s, m, f, b in batches], n,
-            args.repeats, device)
+            lambda mode=mode: [model.network.scores(s, m, f, b, mode, model.config.top_k) for s, m, f, b in batches],
+            n, args.repeats, device)
 
-    print("| what | segments/s | vs backbone |")
+    print("| what | segments/s | vs bare backbone of the same precision |")
     print("| --- | ---: | ---: |")
     for name, rate in rates.items():
-        print(f"| {name} | {rate:,.0f} | {rate / rates['backbone']:.2f}x |")
-    print(f"predict (sparse) / bare backbone: {rates['sparse'] / rates['backbone']:.2f}x (target >= 0.8x); "
-          f"sparse / dense end to end: {rates['sparse'] / rates['dense']:.2f}x; "
-          f"heads alone sparse / dense: {rates['heads sparse'] / rates['heads dense']:.2f}x")
+        precision = name.split()[-1]
+        base = rates.get(f"backbone {precision}")
+        print(f"| {name} | {rate:,.0f} | {f'{rate / base:.2f}x' if base else ''} |")
+    for m in models:
+        p = m.precision
+        print(f"{p}: predict (sparse) / bare backbone {rates[f'sparse {p}'] / rates[f'backbone {p}']:.2f}x (target >= 0.8x); "
+              f"sparse / dense end to end {rates[f'sparse {p}'] / rates[f'dense {p}']:.2f}x")
+    print(f"heads alone sparse / dense: {rates['heads sparse'] / rates['heads dense']:.2f}x")
+    if len(models) > 1:
+        print(f"int8 / fp32: bare backbone {rates['backbone int8'] / rates['backbone fp32']:.2f}x, "
+              f"predict {rates['sparse int8'] / rates['sparse fp32']:.2f}x")
 
 
 if __name__ == "__main__":

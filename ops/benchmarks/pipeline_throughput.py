@@ -9,6 +9,11 @@ start-up, ~1.5 s, is a fixed cost of the embedded mode and is printed apart).
 
     python ops/benchmarks/pipeline_throughput.py [--n 40] [--workers 2]
     CLAUSEMILL_MODEL_ENABLED=false python ops/benchmarks/pipeline_throughput.py   # cpu stages only
+    python ops/benchmarks/pipeline_throughput.py --validation   # the 84 validation PDFs, scored
+
+`--validation` runs the contracts of docs/validation_split.txt instead of the first N and
+scores the batch's own predictions.jsonl with shared/tools/cuad_score.py: the accuracy of the
+product as a user gets it (PDF text layers, aggregation of rules and model), not of its parts.
 """
 from __future__ import annotations
 
@@ -25,10 +30,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CUAD = REPO.parent / "shared" / "data" / "cuad"
+SCORER = REPO.parent / "shared" / "tools" / "cuad_score.py"
+SPLIT_FILE = REPO / "docs" / "validation_split.txt"
 sys.path.insert(0, str(REPO))
 
 
-def run_batch(files: list[Path], workers: int, label: str) -> dict:
+def run_batch(files: list[Path], workers: int, label: str, score_with: Path | None = None) -> dict:
     from storage import repository
     from storage.database import session_scope
 
@@ -53,6 +60,7 @@ def run_batch(files: list[Path], workers: int, label: str) -> dict:
         ready, task_seconds = worker_log_facts(Path(tmp) / "data" / "logs" / "cpu-worker.log")
         batch_wall = (row.finished_at - max(ready, row.created_at)).total_seconds()
         startup = (ready - row.created_at).total_seconds()
+        scores = score(Path(tmp) / "out" / "predictions.jsonl", score_with) if score_with else None
     stage_seconds: dict[str, float] = defaultdict(float)
     for d in batch.documents:
         for stage, seconds in d.timings.items():
@@ -64,7 +72,15 @@ def run_batch(files: list[Path], workers: int, label: str) -> dict:
         "pages": pages, "batch_wall": batch_wall, "command_wall": command_wall, "stages": dict(stage_seconds),
         "startup": startup, "overhead": batch_wall / (busy / workers) if busy else float("nan"),
         "task_overhead": batch_wall / (task_seconds / workers) if task_seconds else float("nan"),
+        "scores": scores,
     }
+
+
+def score(predictions: Path, docs: Path) -> str:
+    """cuad_score.py's summary line for the batch's predictions."""
+    done = subprocess.run([sys.executable, str(SCORER), "--gold", str(CUAD), "--pred", str(predictions),
+                           "--docs", str(docs)], check=True, capture_output=True, text=True)
+    return done.stdout.strip().splitlines()[-1]
 
 
 def worker_log_facts(log: Path) -> tuple[datetime, float]:
@@ -92,15 +108,22 @@ def show(result: dict, workers: int) -> None:
         print(f"  {stage:<14} {seconds:8.2f} s total   {1000 * seconds / max(result['documents'], 1):8.1f} ms/document")
     print(f"orchestration overhead: wall / (stage time / workers) = {result['overhead']:.2f}; "
           f"wall / (task run time / workers) = {result['task_overhead']:.2f}")
+    if result["scores"]:
+        print(f"cuad_score.py on the batch's predictions.jsonl: {result['scores']}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=40, help="text PDFs from CUAD")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--validation", action="store_true", help="the validation split's PDFs, scored")
     args = parser.parse_args()
     if not (CUAD / "pdf").is_dir():
         sys.exit(f"CUAD not found at {CUAD}")
+    if args.validation:
+        names = [n for n in SPLIT_FILE.read_text(encoding="utf-8").splitlines() if n.strip()]
+        show(run_batch([CUAD / "pdf" / n for n in names], args.workers, "validation", SPLIT_FILE), args.workers)
+        return
     pdfs = sorted((CUAD / "pdf").iterdir())[: args.n]
     show(run_batch(pdfs, args.workers, "text-pdfs"), args.workers)
     show(run_batch(sorted((CUAD / "scanned").iterdir()), args.workers, "scan"), args.workers)

@@ -70,6 +70,7 @@ class RulePack:
     category_severity: dict[str, str]
     calibration: dict[str, float] = field(default_factory=dict)  # evidence id -> precision
     path: str = ""
+    presence: dict[str, float] = field(default_factory=dict)  # key-term evidence id -> P(category present)
 
     def confidence(self, evidence_id: str, base: float) -> float:
         """The calibrated precision of an evidence kind, or its hand-set `base`."""
@@ -80,6 +81,11 @@ class RulePack:
         if evidence_id not in self.key_terms:
             raise RulePackError(f"{self.path}: key_terms has no entry '{evidence_id}'")
         return self.confidence(evidence_id, self.key_terms[evidence_id])
+
+    def key_term_presence(self, evidence_id: str) -> float | None:
+        """How often a contract in which this key-term evidence fires has the category at all
+        (measured on the training split), or None when not measured."""
+        return self.presence.get(evidence_id)
 
     def severity(self, category: str) -> str:
         """The default severity of findings of `category`."""
@@ -203,23 +209,26 @@ def _load_yaml(path: Path) -> Any:
         raise RulePackError(f"{path}: not valid YAML: {exc}") from None
 
 
-def _load_calibration(path: Path, version: str) -> dict[str, float]:
-    """Measured precisions from `path`, if it was made for this pack version."""
+def _load_calibration(path: Path, version: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Measured span precisions and document presence rates from `path`, if it was made for
+    this pack version."""
     if not path.exists():
-        return {}
+        return {}, {}
     doc = _load_yaml(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("evidence"), dict):
         raise RulePackError(f"{path}: must be a mapping with an 'evidence' mapping")
     if str(doc.get("pack_version")) != version:
         log.warning("ignoring %s: made for rule pack %s, not %s", path, doc.get("pack_version"), version)
-        return {}
-    table = {}
+        return {}, {}
+    precision, presence = {}, {}
     for evidence_id, row in doc["evidence"].items():
         if not isinstance(row, dict):
             raise RulePackError(f"{path}: evidence '{evidence_id}' must be a mapping")
-        table[str(evidence_id)] = _confidence(f"{path}: evidence '{evidence_id}', field 'precision'",
-                                              row.get("precision"))
-    return table
+        where = f"{path}: evidence '{evidence_id}'"
+        precision[str(evidence_id)] = _confidence(f"{where}, field 'precision'", row.get("precision"))
+        if "presence" in row:
+            presence[str(evidence_id)] = _confidence(f"{where}, field 'presence'", row["presence"])
+    return precision, presence
 
 
 def parse_rule_pack(doc: Any, where: str = "rule pack") -> RulePack:
@@ -264,8 +273,9 @@ def load_rule_pack(path: str | Path) -> RulePack:
     except RulePackError as exc:
         message = str(exc)
         raise RulePackError(message if message.startswith(str(path)) else f"{path}: {message}") from None
-    calibration = _load_calibration(path.with_name(CALIBRATION_FILE), pack.version)
-    return RulePack(pack.version, pack.rules, pack.key_terms, pack.category_severity, calibration, str(path))
+    calibration, presence = _load_calibration(path.with_name(CALIBRATION_FILE), pack.version)
+    return RulePack(pack.version, pack.rules, pack.key_terms, pack.category_severity, calibration, str(path),
+                    presence)
 
 
 @lru_cache(maxsize=1)
