@@ -66,10 +66,21 @@ class ClauseModel:
 
     def probabilities(self, batch: list[list[Segment]], *, mode: Mode = "sparse",
                       top_k: int | None = None) -> list[torch.Tensor]:
-        """Calibrated probabilities [n_segments, n_categories] per document, on CPU."""
+        """Calibrated probabilities [n_segments, n_categories] per document, on CPU.
+
+        Documents share backbone batches, except with the int8 backbone: it quantizes each
+        batch's activations with one scale, so a document batched with others would score
+        differently than alone, and a re-run could change its findings.  There each document
+        gets its own batches (on a CPU its ~270 segments fill them anyway).
+        """
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         k = top_k or self.config.top_k
+        if self.backbone.int8 and len(batch) > 1:
+            return [self._probabilities([segments], mode, k)[0] for segments in batch]
+        return self._probabilities(batch, mode, k)
+
+    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int) -> list[torch.Tensor]:
         texts = [s.text for segments in batch for s in segments]
         features = torch.cat([segment_features(segments) for segments in batch]) if batch else torch.zeros((0, N_FEATURES))
         ids = self.backbone.token_ids(texts)
