@@ -19,8 +19,10 @@ class BatchLimits:
 
     @classmethod
     def for_device(cls, device: torch.device) -> BatchLimits:
-        """Large batches keep a GPU busy; on CPU a batch over ~64 rows gains nothing."""
-        return cls(256, 65536) if device.type == "cuda" else cls(64, 8192)
+        """Large batches keep a GPU busy.  On a CPU small ones are faster: measured on CUAD
+        segments, 2 cores, int8 backbone: 204 segments/s at (64 rows, 8192 tokens), 265-325 at
+        1024-2048 tokens (a batch's activations then stay in cache); fp32 97 -> 121-129."""
+        return cls(256, 65536) if device.type == "cuda" else cls(32, 2048)
 
 
 def length_batches(lengths: list[int], limits: BatchLimits) -> list[list[int]]:

@@ -46,7 +46,7 @@ def weights_version(tensors: dict[str, torch.Tensor]) -> str:
     for name in sorted(tensors):
         tensor = tensors[name].detach().cpu().contiguous()
         digest.update(f"{name}:{tuple(tensor.shape)}:{tensor.dtype}".encode())
-        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
     return "experts-" + digest.hexdigest()[:12]
 
 

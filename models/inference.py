@@ -26,7 +26,7 @@ from models.checkpoint import DEFAULT_CHECKPOINT, Checkpoint, load_checkpoint
 from models.features import N_FEATURES, segment_features
 from models.lexical import lexical_bag
 from models.network import MODES, Mode
-from models.presence import document_maxima, presence_probability
+from models.presence import document_maxima, presence_probability, presence_score
 from models.runtime import compute_dtype, pick_device
 from pipelines.datamodel import Finding, Segment
 
@@ -60,9 +60,10 @@ class ClauseModel:
         ]
 
     def presence(self, probability: torch.Tensor) -> torch.Tensor:
-        """[C] probability that the document contains each category, from its segments' [n, C]."""
+        """[C] presence score per category (>= 0.5: the document contains it), from its segments' [n, C]."""
         net = self.network
-        return presence_probability(document_maxima(probability), net.presence_scale.cpu(), net.presence_bias.cpu())
+        calibrated = presence_probability(document_maxima(probability), net.presence_scale.cpu(), net.presence_bias.cpu())
+        return presence_score(calibrated, net.presence_threshold.cpu())
 
     def probabilities(self, batch: list[list[Segment]], *, mode: Mode = "sparse",
                       top_k: int | None = None) -> list[torch.Tensor]:

@@ -50,6 +50,8 @@ class ClauseNetwork(nn.Module):
         for name in ("expert", "router", "linear", "presence"):
             self.register_buffer(f"{name}_scale", torch.ones(n_categories))
             self.register_buffer(f"{name}_bias", torch.zeros(n_categories))
+        # presence probability from which a document is called present (models/presence.py)
+        self.register_buffer("presence_threshold", torch.tensor(0.5))
 
     def route(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag,
               k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

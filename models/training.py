@@ -49,7 +49,7 @@ from models.fitting import (
 )
 from models.lexical import LexicalBag, LexicalLayer, padded_lexical_bag
 from models.network import ClauseNetwork
-from models.presence import document_maxima, fit_presence
+from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability
 from models.selection import macro_average_precision
 from models.runtime import compute_dtype, pick_device
 from models.sampling import sample_segments
@@ -151,14 +151,16 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     log(f"experts: kept epoch {expert_epoch}")
     clock.lap("experts")
     round_to_storage(network)
-    recall = _calibrate(network, encoded, rows, bag, held, config.top_k, chosen)
+    recall, presence_threshold = _calibrate(network, encoded, rows, bag, held, config.top_k, chosen)
+    log(f"presence: calibration contracts' macro-F1 peaks at threshold {presence_threshold}")
     clock.lap("calibration")
 
     counts = {"contracts": len(documents), "calibration_contracts": int(len(np.unique(rows.document[held]))),
               "segments_encoded": len(rows.texts), "fit_segments": len(fit), "calibration_segments": len(held),
               "positive_segments": int(rows.labels.any(1).sum()), "expert_pairs": len(pairs)}
     provenance = {"seed": str(seed), "counts": str(counts), "negative_rate": str(settings.negative_rate),
-                  "device": chosen.type, "router_mlp_epoch": str(mlp_epoch), "expert_epoch": str(expert_epoch)}
+                  "device": chosen.type, "router_mlp_epoch": str(mlp_epoch), "expert_epoch": str(expert_epoch),
+                  "presence_threshold": str(presence_threshold)}
     version = save_checkpoint(out, network.cpu(), replace(config, training=provenance), backbone.hidden,
                               backbone.vocab_size)
     clock.lap("save")
@@ -229,8 +231,9 @@ def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor,
 
 
 def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
-               k: int, device: torch.device) -> float:
-    """Fit the three Platt calibrations on the calibration segments; returns routing recall@k."""
+               k: int, device: torch.device) -> tuple[float, float]:
+    """Fit the Platt calibrations and the presence decision on the calibration segments;
+    returns routing recall@k and the presence threshold moved to 0.5."""
     router, refined, linear, ran = _held_out_logits(network, encoded, rows, bag, held, k, device)
     labels, weights = rows.labels[held], rows.weights[held]
     network.expert_scale[:], network.expert_bias[:] = fit_per_category(refined, labels, weights, ran)
@@ -242,9 +245,13 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
     documents = rows.document[held]
     numbers = np.unique(documents)
     maxima = torch.stack([document_maxima(probability[torch.from_numpy(documents == d)]) for d in numbers])
-    network.presence_scale[:], network.presence_bias[:] = fit_presence(maxima, rows.present[numbers])
+    present = rows.present[numbers]
+    network.presence_scale[:], network.presence_bias[:] = fit_presence(maxima, present)
+    calibrated = presence_probability(maxima, network.presence_scale, network.presence_bias)
+    threshold = decision_threshold(calibrated, present)
+    network.presence_threshold.fill_(threshold)
     positives = labels.sum()
-    return float((labels & ran).sum() / positives) if positives else math.nan
+    return (float((labels & ran).sum() / positives) if positives else math.nan), threshold
 
 
 @torch.no_grad()

@@ -22,6 +22,7 @@ from models.features import segment_features  # noqa: E402
 from models.fitting import FitSettings  # noqa: E402
 from models.inference import ClauseModel, load_clause_model  # noqa: E402
 from models.lexical import lexical_bag  # noqa: E402
+from models.presence import decision_threshold, presence_score  # noqa: E402
 from models.training import TrainSettings, train_on_documents  # noqa: E402
 from pipelines.datamodel import Finding, PageText, Segment, document_text  # noqa: E402
 from pipelines.samples import generate_contract  # noqa: E402
@@ -137,3 +138,18 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     _, segments = contract(9)
     for f in model.predict(segments):
         assert 0.0 <= f.confidence <= 1.0 and f.version == report.version
+
+
+def test_presence_score_puts_the_decision_at_one_half_and_keeps_the_order() -> None:
+    p = torch.tensor([0.0, 0.1, 0.249, 0.25, 0.4, 0.7, 1.0])
+    score = presence_score(p, 0.25)
+    assert torch.equal(score[:3], p[:3])  # below the threshold: the calibrated probability itself
+    assert score[3].item() == 0.5 and score[-1].item() == 1.0
+    assert torch.all(score[1:] >= score[:-1])  # monotone: the ranking CUAD's AUPR reads is kept
+
+
+def test_decision_threshold_is_where_macro_f1_peaks() -> None:
+    present = torch.tensor([[True, False], [True, True], [False, False], [True, False]])
+    # category 0 is present wherever its probability is >= 0.3; category 1 only at 0.35
+    presence = torch.tensor([[0.30, 0.05], [0.45, 0.35], [0.10, 0.20], [0.32, 0.02]])
+    assert decision_threshold(presence, present) == 0.3

@@ -106,7 +106,9 @@ def main() -> None:
     rates: dict[str, float] = {}
     for m in models:
         def backbone(m: ClauseModel = m) -> None:
-            for call in calls:
+            # the same batches as predict: per document with int8 (models/inference.py)
+            groups = [[d] for d in docs] if m.backbone.int8 else calls
+            for call in groups:
                 ids = m.backbone.token_ids([s.text for d in call for s in d])
                 for rows in length_batches([len(r) for r in ids], m.limits):
                     m.backbone.states(*pad_ids([ids[i] for i in rows], m.backbone.pad_id))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,8 @@ SPLIT_FILE = REPO / "docs" / "validation_split.txt"
 sys.path.insert(0, str(REPO))
 
 
-def run_batch(files: list[Path], workers: int, label: str, score_with: Path | None = None) -> dict:
+def run_batch(files: list[Path], workers: int, label: str, score_with: Path | None = None,
+              keep: Path | None = None) -> dict:
     from storage import repository
     from storage.database import session_scope
 
@@ -61,6 +63,8 @@ def run_batch(files: list[Path], workers: int, label: str, score_with: Path | No
         batch_wall = (row.finished_at - max(ready, row.created_at)).total_seconds()
         startup = (ready - row.created_at).total_seconds()
         scores = score(Path(tmp) / "out" / "predictions.jsonl", score_with) if score_with else None
+        if keep:
+            shutil.copytree(Path(tmp) / "out", keep / label, dirs_exist_ok=True)
     stage_seconds: dict[str, float] = defaultdict(float)
     for d in batch.documents:
         for stage, seconds in d.timings.items():
@@ -117,16 +121,18 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=40, help="text PDFs from CUAD")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--validation", action="store_true", help="the validation split's PDFs, scored")
+    parser.add_argument("--keep", type=Path, help="copy each batch's reports here (a folder per batch)")
     args = parser.parse_args()
     if not (CUAD / "pdf").is_dir():
         sys.exit(f"CUAD not found at {CUAD}")
     if args.validation:
         names = [n for n in SPLIT_FILE.read_text(encoding="utf-8").splitlines() if n.strip()]
-        show(run_batch([CUAD / "pdf" / n for n in names], args.workers, "validation", SPLIT_FILE), args.workers)
+        show(run_batch([CUAD / "pdf" / n for n in names], args.workers, "validation", SPLIT_FILE, args.keep),
+             args.workers)
         return
     pdfs = sorted((CUAD / "pdf").iterdir())[: args.n]
-    show(run_batch(pdfs, args.workers, "text-pdfs"), args.workers)
-    show(run_batch(sorted((CUAD / "scanned").iterdir()), args.workers, "scan"), args.workers)
+    show(run_batch(pdfs, args.workers, "text-pdfs", keep=args.keep), args.workers)
+    show(run_batch(sorted((CUAD / "scanned").iterdir()), args.workers, "scan", keep=args.keep), args.workers)
 
 
 if __name__ == "__main__":
