@@ -106,8 +106,11 @@ def test_rerunning_a_batch_is_idempotent(sample_dir: Path, embedded_env: dict[st
 
 
 def test_ctrl_c_stops_the_embedded_workers(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    # SIGINT as a terminal delivers it: a shell's background job (`make test &`) starts its
+    # children with SIGINT ignored, which Python then keeps.
     audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out", str(tmp_path / "o")],
-                             env=embedded_env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                             env=embedded_env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     data_dir = embedded_env["CLAUSEMILL_DATA_DIR"]
     wait_until(lambda: len(processes_using(data_dir)) >= 3, timeout=60, message="embedded workers to start")
     audit.send_signal(signal.SIGINT)
