@@ -42,6 +42,9 @@ def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostnam
 
 def run_worker(settings: Settings, queue: str, concurrency: int | None) -> None:
     """Run a worker in this process until it is told to stop (SIGTERM: finish current tasks)."""
+    # The embedded launcher starts workers with SIGINT blocked (EmbeddedWorkers.__enter__), and
+    # a blocked mask survives exec: a worker takes Ctrl-C / SIGINT like any Celery worker.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if queue == "cpu":
         # Tesseract's OpenMP threads fight each other when several pages OCR in parallel.  Not on
         # the gpu role: libgomp reads it once, and it held torch to one thread (int8 model on 2
@@ -87,13 +90,25 @@ class EmbeddedWorkers:
         roles = [("cpu", self.settings.cpu_concurrency)]
         if self.settings.model_enabled:
             roles.append(("gpu", self.settings.gpu_concurrency))
-        for queue, concurrency in roles:
-            log = open(self.log_dir / f"{queue}-worker.log", "ab")
-            self.processes[queue] = subprocess.Popen(
-                [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
-                env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            )
-            log.close()
+        # A Ctrl-C while the workers start must not leave one running: `with` calls __exit__
+        # only once __enter__ has returned.  SIGINT waits until every Popen has its process,
+        # then lands inside the try, which stops what was started.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            try:
+                for queue, concurrency in roles:
+                    log = open(self.log_dir / f"{queue}-worker.log", "ab")
+                    self.processes[queue] = subprocess.Popen(
+                        [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue,
+                         "--concurrency", str(concurrency)],
+                        env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                    )
+                    log.close()
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
