@@ -49,9 +49,10 @@ def begin(settings: Settings, document_id: int) -> DocumentRef | None:
         return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256, d.status)
 
 
-def complete_stage(settings: Settings, document_id: int, stage: str, seconds: float) -> None:
+def complete_stage(settings: Settings, document_id: int, stage: str, seconds: float) -> set[str]:
+    """Record a finished stage; returns every stage the document has completed."""
     with session_scope(settings.effective_database_url) as session:
-        repository.complete_stage(session, document_id, stage, seconds)
+        return repository.complete_stage(session, document_id, stage, seconds)
 
 
 def complete_analyser(settings: Settings, document_id: int, stage: str, seconds: float) -> bool:
@@ -59,9 +60,7 @@ def complete_analyser(settings: Settings, document_id: int, stage: str, seconds:
     document on to aggregation.  The row lock orders concurrent analysers, so exactly one of
     them sees the full set, except when a finished analyser is delivered again: then
     aggregation runs twice, which its replace-writes make harmless."""
-    with session_scope(settings.effective_database_url) as session:
-        completed = repository.complete_stage(session, document_id, stage, seconds)
-    return {f"analyse_{name}" for name in settings.analysers} <= completed
+    return {f"analyse_{name}" for name in settings.analysers} <= complete_stage(settings, document_id, stage, seconds)
 
 
 def fail(settings: Settings, document_id: int, stage: str, reason: str) -> None:

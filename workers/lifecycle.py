@@ -45,11 +45,6 @@ def run_worker(settings: Settings, queue: str, concurrency: int | None) -> None:
     # The embedded launcher starts workers with SIGINT blocked (EmbeddedWorkers.__enter__), and
     # a blocked mask survives exec: a worker takes Ctrl-C / SIGINT like any Celery worker.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    if queue == "cpu":
-        # Tesseract's OpenMP threads fight each other when several pages OCR in parallel.  Not on
-        # the gpu role: libgomp reads it once, and it held torch to one thread (int8 model on 2
-        # cores: 154 segments/s instead of 245).
-        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     upgrade(settings.effective_database_url)
     from workers.celery_app import app
 
