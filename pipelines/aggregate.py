@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from pipelines.datamodel import BatchResult, DocumentResult, Finding
+from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
 from pipelines.categories import KEY_TERMS, MULTI_VALUED
 from pipelines.playbook.checks import Issue, Unreadable, run_checks
 from pipelines.playbook.schema import Playbook, Thresholds
@@ -400,7 +400,7 @@ def assess_batch(
     out: list[Assessed] = []
     for doc in batch.documents:
         assessment = assessments.get(doc.id)
-        if assessment is None and doc.status == "done":
+        if assessment is None and doc.status is DocumentStatus.DONE:
             assessment = aggregate_document(doc.findings, playbook, doc.page_count)
         out.append((doc, assessment))
     return out
@@ -421,8 +421,8 @@ def summarize_batch(documents: Iterable[Assessed], top: int = 10) -> dict:
     failed = []
     review_items = 0
     for doc, assessment in documents:
-        by_status[doc.status] += 1
-        if doc.status == "failed":
+        by_status[str(doc.status)] += 1
+        if doc.status is DocumentStatus.FAILED:
             failed.append({"id": doc.id, "filename": doc.filename, "stage": doc.stage, "reason": doc.reason})
         if assessment is None:
             continue

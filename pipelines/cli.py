@@ -19,27 +19,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pipelines import logs
+from pipelines.dag import Queue
+from pipelines.datamodel import BatchStatus, DocumentStatus
 from pipelines.settings import Settings, get_settings
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
 console = Console(stderr=True)
-
-SUPPORTED_SUFFIXES = {".pdf", ".txt", ".docx"}
-
-
-def collect_inputs(paths: list[Path]) -> list[Path]:
-    """Files named directly are always audited (a bad one ends `failed` with a reason);
-    folders contribute their .pdf, .txt and .docx files, recursively, in a stable order."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
-        elif path.exists():
-            found.append(path)
-        else:
-            raise typer.BadParameter(f"{path} does not exist", param_hint="PATH")
-    return list(dict.fromkeys(p.resolve() for p in found))
-
 
 def batch_options(playbook: Path | None, view: str) -> dict:
     """Options travel with the batch in the database, so remote workers see the playbook too."""
@@ -70,11 +55,11 @@ def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_wo
             with session_scope(settings.effective_database_url, write=False) as session:
                 counts = repository.batch_progress(session, batch_id)
                 status = repository.batch_status(session, batch_id)
-            ended = counts.get("done", 0) + counts.get("failed", 0) + counts.get("duplicate", 0)
-            detail = (f"[green]{counts.get('done', 0)} done[/] · [red]{counts.get('failed', 0)} failed[/] · "
-                      f"{counts.get('running', 0)} running · {counts['pages']} pages")
+            ended = sum(counts[s] for s in DocumentStatus if s.ended)
+            detail = (f"[green]{counts[DocumentStatus.DONE]} done[/] · [red]{counts[DocumentStatus.FAILED]} failed[/] · "
+                      f"{counts[DocumentStatus.RUNNING]} running · {counts['pages']} pages")
             progress.update(bar, completed=ended, detail=detail)
-            if status == "done":
+            if status is BatchStatus.DONE:
                 return
             if embedded_workers is not None and (dead := embedded_workers.dead_workers()):
                 tail = embedded_workers.log_tail(dead[0])
@@ -86,14 +71,15 @@ def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_wo
 
 
 def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
-    table = Table(title=f"Batch {batch.id}: {batch.count('done')} done, {batch.count('failed')} failed")
+    table = Table(title=f"Batch {batch.id}: {batch.count(DocumentStatus.DONE)} done, "
+                        f"{batch.count(DocumentStatus.FAILED)} failed")
     for column in ("Document", "Status", "Pages", "Risk", "Findings", "Note"):
         table.add_column(column, overflow="fold")
-    style = {"done": "green", "failed": "red"}
+    style = {DocumentStatus.DONE: "green", DocumentStatus.FAILED: "red"}
     for d in batch.documents:
         note = f"{d.stage}: {d.reason}" if d.reason else (f"same file as {d.duplicate_of}" if d.duplicate_of else "")
         table.add_row(d.filename, f"[{style.get(d.status, 'white')}]{d.status}[/]", str(d.page_count or ""),
-                      d.risk_level or "", str(len(d.findings)) if d.status == "done" else "", note)
+                      d.risk_level or "", str(len(d.findings)) if d.status is DocumentStatus.DONE else "", note)
     Console().print(table)
 
 
@@ -101,12 +87,12 @@ def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> li
     from pipelines.aggregate import DocumentAssessment
     from pipelines.reports import write_reports
     from pipelines.steps import playbook_for
-    from storage import repository, schema
+    from storage import repository
     from storage.database import session_scope
 
     with session_scope(settings.effective_database_url, write=False) as session:
         batch = repository.load_batch_result(session, batch_id, settings.analysers)
-        options = session.get(schema.Batch, batch_id).options or {}
+        options = repository.batch_options(session, batch_id)
         assessments = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
     written = write_reports(batch, out, view=view, playbook=playbook_for(options), assessments=assessments)
     print_summary(batch)
@@ -139,9 +125,14 @@ def audit(
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
+    from pipelines.inputs import collect_inputs
+
     settings = get_settings()
     logs.configure("WARNING")
-    inputs = collect_inputs(paths)
+    try:
+        inputs = collect_inputs(paths)
+    except FileNotFoundError as error:
+        raise typer.BadParameter(str(error), param_hint="PATH") from None
     if not inputs:
         console.print(f"[red]No .pdf, .txt or .docx files found in {', '.join(map(str, paths))}.[/]")
         raise typer.Exit(2)
@@ -150,12 +141,13 @@ def audit(
         console.print("[red]--no-wait needs shared workers: set CLAUSEMILL_BROKER_URL and CLAUSEMILL_DATABASE_URL.[/]")
         raise typer.Exit(2)
     from pipelines.producer import submit_batch
+    from workers.celery_app import create_app
 
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Auditing {len(inputs)} document(s) on {mode}")
     try:
         with workers_for(settings) as workers:
-            batch_id = submit_batch(settings, inputs, batch_id=batch_id, options=options)
+            batch_id = submit_batch(create_app(settings), settings, inputs, batch_id=batch_id, options=options)
             if not wait:
                 typer.echo(batch_id)
                 return
@@ -176,12 +168,12 @@ def worker(
     concurrency: Annotated[Optional[int], typer.Option(help="Worker processes (cpu role; default: one per core).")] = None,
 ) -> None:
     """Run a worker for the configured broker until stopped (SIGTERM finishes current tasks)."""
-    from workers.lifecycle import QUEUE_CHOICES, run_worker
+    from workers.lifecycle import run_worker
 
-    if queues not in QUEUE_CHOICES:
-        raise typer.BadParameter(f"choose one of {', '.join(QUEUE_CHOICES)}", param_hint="--queues")
+    if queues not in set(Queue):
+        raise typer.BadParameter(f"choose one of {', '.join(Queue)}", param_hint="--queues")
     logs.configure("INFO")
-    run_worker(get_settings(), queues, concurrency)
+    run_worker(get_settings(), Queue(queues), concurrency)
 
 
 @app.command()
@@ -189,10 +181,8 @@ def status(batch_id: Annotated[str, typer.Argument(help="The id printed by `audi
     """Where a batch stands: documents per status."""
     from storage import repository
     from storage.database import session_scope
-    from storage.migrate import upgrade
 
     settings = get_settings()
-    upgrade(settings.effective_database_url)
     with session_scope(settings.effective_database_url, write=False) as session:
         state = repository.batch_status(session, batch_id)
         if state is None:
@@ -209,10 +199,7 @@ def report(
     view: Annotated[str, typer.Option(help="'full' or 'summary'.")] = "full",
 ) -> None:
     """Write the reports of a batch (finished or not) from the database."""
-    from storage.migrate import upgrade
-
     settings = get_settings()
-    upgrade(settings.effective_database_url)
     try:
         written = write_outputs(settings, batch_id, out, view)
     except LookupError as error:
@@ -229,19 +216,18 @@ def review(
     """The human review queue: what the machine is least sure of, most urgent first."""
     from storage import repository
     from storage.database import session_scope
-    from storage.migrate import upgrade
 
     settings = get_settings()
-    upgrade(settings.effective_database_url)
     table = Table(title="Review queue")
     for column in ("Priority", "Document", "Category", "Why", "Evidence"):
         table.add_column(column, overflow="fold")
     with session_scope(settings.effective_database_url, write=False) as session:
-        for item, document in repository.review_queue(session, batch_id, limit):
-            quote = str(item.evidence.get("text", ""))[:120]
-            page = item.evidence.get("page")
-            table.add_row(f"{item.priority:.2f}", document.filename, item.category, item.reason,
-                          f"p.{page}: {quote}" if page else quote)
+        entries = repository.review_queue(session, batch_id, limit)
+    for entry in entries:
+        quote = str(entry.evidence.get("text", ""))[:120]
+        page = entry.evidence.get("page")
+        table.add_row(f"{entry.priority:.2f}", entry.filename, entry.category, entry.reason,
+                      f"p.{page}: {quote}" if page else quote)
     Console().print(table)
 
 

@@ -7,7 +7,10 @@ processes.  Coordinates are PDF points with the origin at the page's top-left co
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Literal
+
+from pipelines.dag import Stage
 
 PAGE_SEPARATOR = "\n\n"
 """Joins page texts into the document text; document char offsets count it."""
@@ -27,9 +30,9 @@ class DocumentFailed(Exception):
     failed task, so one bad file never breaks its batch.
     """
 
-    def __init__(self, stage: str, reason: str) -> None:
+    def __init__(self, stage: Stage, reason: str) -> None:
         super().__init__(f"{stage}: {reason}")
-        self.stage = stage
+        self.stage = Stage(stage)
         self.reason = reason
 
 
@@ -118,8 +121,26 @@ def document_text(pages: list[PageText]) -> tuple[str, list[int]]:
     return PAGE_SEPARATOR.join(p.text for p in pages), starts
 
 
-DocumentStatus = Literal["pending", "running", "done", "failed", "duplicate"]
-TERMINAL_STATUSES: frozenset[str] = frozenset({"done", "failed", "duplicate"})
+class DocumentStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    DUPLICATE = "duplicate"  # same bytes as an earlier document of the batch: analysed once
+
+    @property
+    def ended(self) -> bool:
+        return self in TERMINAL_STATUSES
+
+
+TERMINAL_STATUSES: frozenset[DocumentStatus] = frozenset(
+    {DocumentStatus.DONE, DocumentStatus.FAILED, DocumentStatus.DUPLICATE}
+)
+
+
+class BatchStatus(StrEnum):
+    RUNNING = "running"
+    DONE = "done"  # every document ended (done, failed or duplicate)
 
 
 @dataclass
@@ -129,8 +150,8 @@ class DocumentResult:
     id: int
     filename: str
     path: str
-    status: str
-    stage: str | None = None
+    status: DocumentStatus
+    stage: Stage | None = None
     reason: str | None = None
     sha256: str | None = None
     kind: str | None = None
@@ -143,16 +164,38 @@ class DocumentResult:
     risk_level: str | None = None
     duplicate_of: str | None = None
 
+    def __post_init__(self) -> None:
+        self.status = DocumentStatus(self.status)
+        self.stage = Stage(self.stage) if self.stage else None
+
 
 @dataclass
 class BatchResult:
     """A batch and its documents, read back from storage for reporting."""
 
     id: str
-    status: str
+    status: BatchStatus
     created_at: str
     finished_at: str | None
     documents: list[DocumentResult] = field(default_factory=list)
 
-    def count(self, status: str) -> int:
+    def __post_init__(self) -> None:
+        self.status = BatchStatus(self.status)
+
+    def count(self, status: DocumentStatus) -> int:
         return sum(1 for d in self.documents if d.status == status)
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    """One open review item with the document it belongs to, as the queue shows it."""
+
+    id: int
+    document_id: int
+    batch_id: str
+    filename: str
+    category: str
+    reason: str
+    priority: float
+    status: str
+    evidence: dict = field(default_factory=dict)  # {text, page, start, end}

@@ -37,7 +37,9 @@ def configure(level: str = "INFO") -> None:
 
 
 def log(event: str, *, stage: str, batch_id: str | None, sha256: str | None = None,
-        document_id: int | None = None, level: int = logging.INFO, exc_info: bool = False, **fields: object) -> None:
+        document_id: int | None = None, level: int = logging.INFO, exc_info: bool | BaseException | None = False,
+        **fields: object) -> None:
+    """`exc_info`: True inside an except block, or the exception itself after it."""
     logger.log(level, event, exc_info=exc_info, extra={"fields": {
         "batch": batch_id, "document": document_id, "sha256": sha256, "stage": stage, **fields,
     }})

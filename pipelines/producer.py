@@ -1,4 +1,4 @@
-"""The document DAG, declared once, and its expansion into Celery canvas.
+"""The document DAG's expansion into Celery canvas (its stages are the table in pipelines/dag.py).
 
     ingest ─► extract ─┬─► ocr_page × N (chord, pages of a scan in parallel) ─┐
                        └──────────────────────────────────────────────────────┴─► segment
@@ -24,42 +24,42 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from celery import chain, chord, group
+from celery import Celery, chain, chord, group
 from celery.canvas import Signature
 
 from pipelines import logs
+from pipelines.dag import SPECS, Stage, analyser_stages
 from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
-from storage.migrate import upgrade
 
 
-def _task(name: str) -> Signature:
-    from workers import tasks
+def task(app: Celery, stage: Stage, document_id: int, *args: int) -> Signature:
+    """The stage's task for one document, by name: the producer needs no task objects, so
+    it never imports the workers (and nothing here touches the broker until sent)."""
+    return app.signature(SPECS[stage].task_name, args=(document_id, *args), immutable=True)
 
-    return tasks.DOCUMENT_TASKS[name]
 
-
-def document_canvas(document_id: int) -> Signature:
+def document_canvas(app: Celery, document_id: int) -> Signature:
     """Up to the point where the page fan-out is known; `extract` sends the continuation."""
-    return chain(_task("ingest").si(document_id), _task("extract").si(document_id))
+    return chain(task(app, Stage.INGEST, document_id), task(app, Stage.EXTRACT, document_id))
 
 
-def continuation_canvas(document_id: int, ocr_pages: Sequence[int], analysers: Sequence[str]) -> Signature:
+def continuation_canvas(app: Celery, document_id: int, ocr_pages: Sequence[int], analysers: Sequence[str]) -> Signature:
     """From the text (after OCR of the pages that need it) to the analysers (rules on cpu,
     model on gpu) running in parallel; the last of them to finish sends `aggregation_canvas`."""
-    segment = _task("segment").si(document_id)
-    head = chord([_task("ocr_page").si(document_id, n) for n in ocr_pages], segment) if ocr_pages else segment
-    branches = [_task(f"analyse_{name}").si(document_id) for name in analysers]
+    segment = task(app, Stage.SEGMENT, document_id)
+    head = chord([task(app, Stage.OCR, document_id, n) for n in ocr_pages], segment) if ocr_pages else segment
+    branches = [task(app, spec.stage, document_id) for spec in analyser_stages(tuple(analysers))]
     return chain(head, branches[0] if len(branches) == 1 else group(branches))
 
 
-def aggregation_canvas(document_id: int) -> Signature:
+def aggregation_canvas(app: Celery, document_id: int) -> Signature:
     """Once every analyser has written its findings."""
-    return chain(_task("aggregate").si(document_id), _task("persist").si(document_id))
+    return chain(task(app, Stage.AGGREGATE, document_id), task(app, Stage.PERSIST, document_id))
 
 
-def submit_batch(settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,
+def submit_batch(app: Celery, settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,
                  options: dict | None = None) -> str:
     """Register the batch in storage and send one chain per document; returns the batch id.
 
@@ -67,11 +67,10 @@ def submit_batch(settings: Settings, paths: Sequence[Path], *, batch_id: str | N
     stage replaces its previous output, so nothing is duplicated.
     """
     batch_id = batch_id or uuid.uuid4().hex[:12]
-    upgrade(settings.effective_database_url)
     with session_scope(settings.effective_database_url) as session:
         document_ids = repository.create_batch(session, batch_id, [p.resolve() for p in paths], options or {})
     for document_id in document_ids:
-        document_canvas(document_id).apply_async()
+        document_canvas(app, document_id).apply_async()
     logs.log("batch submitted", stage="produce", batch_id=batch_id, documents=len(document_ids))
     if not document_ids:
         with session_scope(settings.effective_database_url) as session:

@@ -14,6 +14,8 @@ from pathlib import Path
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from pipelines.dag import STAGES
+
 
 def _default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -52,7 +54,8 @@ class Settings(BaseSettings):
     max_file_mb: float = 200.0
     max_pages: int = 2000
 
-    # Per task kind: (soft, hard) time limits in seconds.
+    # Soft time limits in seconds, per kind of task (pipelines/dag.py says which stage uses
+    # which); the hard limit adds HARD_LIMIT_GRACE_S.
     ingest_time_limit_s: int = 120
     extract_time_limit_s: int = 600
     ocr_page_time_limit_s: int = 300
@@ -69,8 +72,7 @@ class Settings(BaseSettings):
     def _redelivery_waits_for_the_longest_task(self) -> Settings:
         """Redis redelivers a task unacknowledged for visibility_timeout_s: were that shorter than
         a task may run, a slow task would run twice at once, and its first worker would stall."""
-        longest = max(self.ingest_time_limit_s, self.extract_time_limit_s, self.ocr_page_time_limit_s,
-                      self.analyse_time_limit_s) + HARD_LIMIT_GRACE_S
+        longest = max(spec.time_limit_s(self) for spec in STAGES) + HARD_LIMIT_GRACE_S
         if self.visibility_timeout_s <= longest:
             raise ValueError(f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed the longest task "
                              f"time limit ({longest} s), or Redis would redeliver tasks that are still running")

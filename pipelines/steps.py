@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipelines import logs
-from pipelines.datamodel import DocumentFailed, Finding, Segment, document_text
+from pipelines.dag import SPECS, Stage, analyser_stages
+from pipelines.datamodel import DocumentFailed, Finding, Segment
 from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
@@ -37,33 +38,33 @@ class DocumentRef:
     path: Path
     kind: str | None
     sha256: str | None
-    status: str
 
 
 def begin(settings: Settings, document_id: int) -> DocumentRef | None:
     """The document to work on; None when it already ended (nothing left to do)."""
     with session_scope(settings.effective_database_url, write=False) as session:
         d = repository.get_document(session, document_id)
-        if d.status in ("done", "failed", "duplicate"):
+        if d.status.ended:
             return None
-        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256, d.status)
+        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256)
 
 
-def complete_stage(settings: Settings, document_id: int, stage: str, seconds: float) -> set[str]:
+def complete_stage(settings: Settings, document_id: int, stage: Stage, seconds: float) -> set[str]:
     """Record a finished stage; returns every stage the document has completed."""
     with session_scope(settings.effective_database_url) as session:
         return repository.complete_stage(session, document_id, stage, seconds)
 
 
-def complete_analyser(settings: Settings, document_id: int, stage: str, seconds: float) -> bool:
+def complete_analyser(settings: Settings, document_id: int, stage: Stage, seconds: float) -> bool:
     """Record an analyser as finished; True for the one that completes the set, which sends the
     document on to aggregation.  The row lock orders concurrent analysers, so exactly one of
     them sees the full set, except when a finished analyser is delivered again: then
     aggregation runs twice, which its replace-writes make harmless."""
-    return {f"analyse_{name}" for name in settings.analysers} <= complete_stage(settings, document_id, stage, seconds)
+    waiting_for = {spec.stage for spec in analyser_stages(settings.analysers)}
+    return waiting_for <= complete_stage(settings, document_id, stage, seconds)
 
 
-def fail(settings: Settings, document_id: int, stage: str, reason: str) -> None:
+def fail(settings: Settings, document_id: int, stage: Stage, reason: str) -> None:
     """End a document as `failed` and let the batch finish if it was the last one."""
     with session_scope(settings.effective_database_url) as session:
         d = repository.mark_failed(session, document_id, stage, reason)
@@ -132,35 +133,33 @@ def segment(settings: Settings, doc: DocumentRef) -> None:
     if waiting := [p.number for p in pages if p.needs_ocr]:
         raise PagesPending(f"pages {waiting} still wait for OCR")
     if ocr_seconds:
-        complete_stage(settings, doc.id, "ocr", ocr_seconds)
-    if not any(p.text.strip() for p in pages):
-        if errors:
-            first = next(iter(sorted(errors.items())))
-            raise DocumentFailed("ocr", f"OCR failed on {len(errors)} page(s); page {first[0]}: {first[1]}")
-        raise DocumentFailed("extract", "no text found: the document has no text layer and OCR found no words")
-    segments = segment_document(pages)
+        complete_stage(settings, doc.id, Stage.OCR, ocr_seconds)
+    if errors and not any(p.text.strip() for p in pages):
+        first = next(iter(sorted(errors.items())))
+        raise DocumentFailed(Stage.OCR, f"OCR failed on {len(errors)} page(s); page {first[0]}: {first[1]}")
+    segments = segment_document(pages)  # fails a document with no text on any page
     with session_scope(settings.effective_database_url) as session:
         repository.replace_segments(session, doc.id, segments)
 
 
-def analyse_rules(settings: Settings, doc: DocumentRef) -> None:
+Analyser = Callable[[str, list[Segment]], list[Finding]]
+"""(document text, segments) → findings: the rule pack, or the gpu worker's batched model."""
+
+
+def analyse(settings: Settings, doc: DocumentRef, stage: Stage, analyser: Analyser) -> None:
+    """One analyser's findings, stored under its producer name (replacing its earlier ones)."""
+    with session_scope(settings.effective_database_url, write=False) as session:
+        text = repository.load_text(session, doc.id)
+        segments = repository.load_segments(session, doc.id)
+    findings = analyser(text, segments)
+    with session_scope(settings.effective_database_url) as session:
+        repository.replace_findings(session, doc.id, SPECS[stage].analyser, findings)
+
+
+def rules_analyser(text: str, segments: list[Segment]) -> list[Finding]:
     from pipelines.rules import analyse_segments
 
-    with session_scope(settings.effective_database_url, write=False) as session:
-        text, _ = document_text(repository.load_pages(session, doc.id))
-        segments = repository.load_segments(session, doc.id)
-    findings = analyse_segments(text, segments)
-    with session_scope(settings.effective_database_url) as session:
-        repository.replace_findings(session, doc.id, "rules", findings)
-
-
-def analyse_model(settings: Settings, doc: DocumentRef, predict: Callable[[list[Segment]], list[Finding]]) -> None:
-    """The expert model's findings; `predict` is the gpu worker's (batched) model."""
-    with session_scope(settings.effective_database_url, write=False) as session:
-        segments = repository.load_segments(session, doc.id)
-    findings = predict(segments)
-    with session_scope(settings.effective_database_url) as session:
-        repository.replace_findings(session, doc.id, "model", findings)
+    return analyse_segments(text, segments)
 
 
 def playbook_for(options: dict):  # type: ignore[no-untyped-def]
@@ -177,8 +176,8 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
 
     with session_scope(settings.effective_database_url, write=False) as session:
         findings = repository.load_findings(session, doc.id, settings.analysers)
-        d = repository.get_document(session, doc.id)
-        options, page_count = d.batch.options or {}, d.page_count
+        options = repository.batch_options(session, doc.batch_id)
+        page_count = repository.get_document(session, doc.id).page_count
     assessment = aggregate_document(findings, playbook_for(options), page_count)
     merged = [m.finding for m in assessment.findings] + [i.finding for i in assessment.issues]
     review = [
@@ -198,5 +197,5 @@ def persist(settings: Settings, doc: DocumentRef) -> None:
     """The document is complete: mark it done, then let the batch finish if it was the last."""
     with session_scope(settings.effective_database_url) as session:
         repository.mark_done(session, doc.id)
-    logs.log("document done", stage="persist", batch_id=doc.batch_id, sha256=doc.sha256, document_id=doc.id)
+    logs.log("document done", stage=Stage.PERSIST, batch_id=doc.batch_id, sha256=doc.sha256, document_id=doc.id)
     finish(settings, doc.batch_id)

@@ -17,6 +17,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 _engines: dict[tuple[str, bool], Engine] = {}
 _lock = threading.Lock()
+_migrated: set[str] = set()
+"""URLs this process has brought to the current schema; kept across a fork, since the
+parent's migration holds for its children."""
+_migrate_lock = threading.Lock()
 
 
 def _configure_sqlite(engine: Engine, write: bool) -> None:
@@ -36,10 +40,23 @@ def _configure_sqlite(engine: Engine, write: bool) -> None:
 
 
 def get_engine(url: str, write: bool = True) -> Engine:
-    """One engine per URL (and, for SQLite, per read/write role) per process.
+    """One engine per URL (and, for SQLite, per read/write role) per process; the first time a
+    process opens a URL, the database is migrated to the current schema.
 
     Call `dispose_engines` after a fork.
     """
+    engine = _engine(url, write)
+    if url not in _migrated:
+        with _migrate_lock:
+            if url not in _migrated:
+                from storage.migrate import upgrade_engine
+
+                upgrade_engine(_engine(url, write=True))
+                _migrated.add(url)
+    return engine
+
+
+def _engine(url: str, write: bool) -> Engine:
     sqlite = url.startswith("sqlite")
     key = (url, write or not sqlite)
     with _lock:

@@ -13,6 +13,8 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from pipelines import datamodel as dm
+from pipelines.dag import Stage
+from pipelines.datamodel import BatchStatus, DocumentStatus
 from storage import schema
 from storage.schema import utcnow
 
@@ -26,7 +28,7 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
         batch = schema.Batch(id=batch_id, options=options, summary={})
         session.add(batch)
     else:
-        batch.status, batch.finished_at, batch.options, batch.summary = "running", None, options, {}
+        batch.status, batch.finished_at, batch.options, batch.summary = BatchStatus.RUNNING, None, options, {}
     session.flush()
     existing = {d.path: d for d in session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id))}
     ids: list[int] = []
@@ -38,18 +40,19 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
             session.add(document)
             session.flush()
         else:
-            document.status, document.stage, document.reason, document.duplicate_of = "pending", None, None, None
+            document.status, document.stage, document.reason, document.duplicate_of = DocumentStatus.PENDING, None, None, None
             document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
         ids.append(document.id)
     return ids
 
 
 def batch_progress(session: Session, batch_id: str) -> dict[str, int]:
-    """Documents per status, plus pages seen so far: what a progress bar shows."""
+    """Documents per status (every status, zero included), plus pages seen so far: what a
+    progress bar shows."""
     rows = session.execute(
         select(schema.Document.status, func.count()).where(schema.Document.batch_id == batch_id).group_by(schema.Document.status)
     ).all()
-    counts = {status: n for status, n in rows}
+    counts: dict[str, int] = {status: 0 for status in DocumentStatus} | {status: n for status, n in rows}
     counts["pages"] = session.scalar(
         select(func.coalesce(func.sum(schema.Document.page_count), 0)).where(
             schema.Document.batch_id == batch_id, schema.Document.status.in_(dm.TERMINAL_STATUSES)
@@ -58,7 +61,7 @@ def batch_progress(session: Session, batch_id: str) -> dict[str, int]:
     return counts
 
 
-def batch_status(session: Session, batch_id: str) -> str | None:
+def batch_status(session: Session, batch_id: str) -> BatchStatus | None:
     return session.scalar(select(schema.Batch.status).where(schema.Batch.id == batch_id))
 
 
@@ -81,8 +84,8 @@ def finalize_batch_if_complete(session: Session, batch_id: str) -> bool:
     ).all()}
     claimed = session.execute(
         update(schema.Batch)
-        .where(schema.Batch.id == batch_id, schema.Batch.status == "running")
-        .values(status="done", finished_at=utcnow(), summary={"documents": counts})
+        .where(schema.Batch.id == batch_id, schema.Batch.status == BatchStatus.RUNNING)
+        .values(status=BatchStatus.DONE, finished_at=utcnow(), summary={"documents": {str(s): n for s, n in counts.items()}})
     ).rowcount
     return claimed == 1
 
@@ -96,7 +99,7 @@ def get_document(session: Session, document_id: int) -> schema.Document:
     return document
 
 
-def complete_stage(session: Session, document_id: int, stage: str, seconds: float) -> set[str]:
+def complete_stage(session: Session, document_id: int, stage: Stage, seconds: float) -> set[str]:
     """Record a finished stage: its time, and (while the document runs) that it got this far;
     returns every stage the document has completed, this one included.
 
@@ -108,8 +111,8 @@ def complete_stage(session: Session, document_id: int, stage: str, seconds: floa
     if document is None:
         return set()
     document.timings = {**(document.timings or {}), stage: round(seconds, 4)}
-    if document.status not in dm.TERMINAL_STATUSES:
-        document.status, document.stage = "running", stage
+    if not document.status.ended:
+        document.status, document.stage = DocumentStatus.RUNNING, stage
     return set(document.timings)
 
 
@@ -128,23 +131,23 @@ def record_facts(session: Session, document_id: int, facts: dm.FileFacts) -> int
     )
 
 
-def mark_failed(session: Session, document_id: int, stage: str, reason: str) -> schema.Document:
+def mark_failed(session: Session, document_id: int, stage: Stage, reason: str) -> schema.Document:
     document = get_document(session, document_id)
-    document.status, document.stage, document.reason = "failed", stage, reason
+    document.status, document.stage, document.reason = DocumentStatus.FAILED, stage, reason
     return document
 
 
 def mark_duplicate(session: Session, document_id: int, original_id: int) -> schema.Document:
     document = get_document(session, document_id)
     original = get_document(session, original_id)
-    document.status, document.stage, document.duplicate_of = "duplicate", "ingest", original_id
+    document.status, document.stage, document.duplicate_of = DocumentStatus.DUPLICATE, Stage.INGEST, original_id
     document.reason = f"same content as {original.filename}; analysed once"
     return document
 
 
 def mark_done(session: Session, document_id: int) -> schema.Document:
     document = get_document(session, document_id)
-    document.status, document.stage, document.reason = "done", "persist", None
+    document.status, document.stage, document.reason = DocumentStatus.DONE, Stage.PERSIST, None
     return document
 
 
@@ -185,6 +188,12 @@ def load_pages(session: Session, document_id: int) -> list[dm.PageText]:
         )
         for r in rows
     ]
+
+
+def load_text(session: Session, document_id: int) -> str:
+    """The document text (as datamodel.document_text joins it) without loading word boxes."""
+    texts = session.scalars(select(schema.Page.text).where(schema.Page.document_id == document_id).order_by(schema.Page.number))
+    return dm.PAGE_SEPARATOR.join(texts)
 
 
 def page_errors(session: Session, document_id: int) -> dict[int, str]:
@@ -271,10 +280,10 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
     )
 
 
-def review_queue(session: Session, batch_id: str | None = None, limit: int = 50) -> list[tuple[schema.ReviewItem, schema.Document]]:
+def review_queue(session: Session, batch_id: str | None = None, limit: int = 50) -> list[dm.ReviewEntry]:
     """Open review items, most urgent first."""
     query = (
-        select(schema.ReviewItem, schema.Document)
+        select(schema.ReviewItem, schema.Document.batch_id, schema.Document.filename)
         .join(schema.Document, schema.Document.id == schema.ReviewItem.document_id)
         .where(schema.ReviewItem.status == "open")
         .order_by(schema.ReviewItem.priority.desc(), schema.ReviewItem.id)
@@ -282,15 +291,28 @@ def review_queue(session: Session, batch_id: str | None = None, limit: int = 50)
     )
     if batch_id:
         query = query.where(schema.Document.batch_id == batch_id)
-    return list(session.execute(query).tuples())
+    return [
+        dm.ReviewEntry(id=item.id, document_id=item.document_id, batch_id=batch, filename=filename,
+                       category=item.category, reason=item.reason, priority=item.priority, status=item.status,
+                       evidence=dict(item.evidence or {}))
+        for item, batch, filename in session.execute(query).tuples()
+    ]
+
+
+def batch_options(session: Session, batch_id: str) -> dict:
+    """What the batch was submitted with (view, playbook text): remote workers read it too."""
+    options = session.scalar(select(schema.Batch.options).where(schema.Batch.id == batch_id))
+    if options is None:
+        raise LookupError(f"no batch with id {batch_id!r}")
+    return dict(options)
 
 
 def load_assessments(session: Session, batch_id: str) -> dict[int, dict]:
     """Stored assessments by document id; a duplicate shares its original's."""
     documents = session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id)).all()
-    stored = {d.id: d.assessment for d in documents if d.status == "done" and d.assessment}
+    stored = {d.id: d.assessment for d in documents if d.status is DocumentStatus.DONE and d.assessment}
     for d in documents:
-        if d.status == "duplicate" and d.duplicate_of in stored:
+        if d.status is DocumentStatus.DUPLICATE and d.duplicate_of in stored:
             stored[d.id] = stored[d.duplicate_of]
     return stored
 
@@ -311,12 +333,12 @@ def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] 
     documents = []
     for d in batch.documents:
         # A duplicate is reported as its original is: same outcome, same findings, its own name.
-        source = by_id.get(d.duplicate_of, d) if d.status == "duplicate" else d
+        source = by_id.get(d.duplicate_of, d) if d.status is DocumentStatus.DUPLICATE else d
         documents.append(dm.DocumentResult(
             id=d.id, filename=d.filename, path=d.path, status=source.status, stage=source.stage, reason=source.reason,
             sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
             ocr_pages=ocr_page_count(session, source.id), timings=dict(d.timings or {}),
-            findings=load_findings(session, source.id, analysers) if source.status == "done" else [],
+            findings=load_findings(session, source.id, analysers) if source.status is DocumentStatus.DONE else [],
             risk_score=source.risk_score, risk_level=source.risk_level,
             duplicate_of=by_id[d.duplicate_of].filename if d.duplicate_of in by_id else None,
         ))

@@ -7,9 +7,13 @@ see what already happened.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from enum import StrEnum
 
-from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Enum, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from pipelines.dag import Stage
+from pipelines.datamodel import BatchStatus, DocumentStatus
 
 
 def utcnow() -> datetime:
@@ -20,11 +24,21 @@ class Base(DeclarativeBase):
     pass
 
 
+def closed_set(enum: type[StrEnum], length: int) -> Enum:
+    """A VARCHAR column that stores the enum's values and reads them back as its members.
+
+    Not a native database enum: a new stage or status then needs no migration, and the
+    column stays the VARCHAR the first migration created.
+    """
+    return Enum(enum, native_enum=False, create_constraint=False, length=length, validate_strings=True,
+                values_callable=lambda members: [m.value for m in members])
+
+
 class Batch(Base):
     __tablename__ = "batches"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    status: Mapped[str] = mapped_column(String(16), default="running")  # running | done
+    status: Mapped[BatchStatus] = mapped_column(closed_set(BatchStatus, 16), default=BatchStatus.RUNNING)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
     options: Mapped[dict] = mapped_column(JSON, default=dict)
@@ -41,8 +55,8 @@ class Document(Base):
     batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id", ondelete="CASCADE"), index=True)
     path: Mapped[str] = mapped_column(Text)
     filename: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
-    stage: Mapped[str | None] = mapped_column(String(32))
+    status: Mapped[DocumentStatus] = mapped_column(closed_set(DocumentStatus, 16), default=DocumentStatus.PENDING, index=True)
+    stage: Mapped[Stage | None] = mapped_column(closed_set(Stage, 32))
     reason: Mapped[str | None] = mapped_column(Text)
     sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     kind: Mapped[str | None] = mapped_column(String(8))

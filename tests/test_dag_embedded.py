@@ -1,12 +1,15 @@
 """The real DAG with real worker processes in the embedded mode (filesystem broker + SQLite)."""
 from __future__ import annotations
 
+import csv
 import json
 import signal
 import subprocess
 import sys
+from html import escape
 from pathlib import Path
 
+import openpyxl
 from sqlalchemy import func, select
 
 from conftest import REPO, expected_outcomes, run_cli, wait_until
@@ -57,6 +60,26 @@ def assert_no_duplicate_findings(url: str, batch_id: str) -> None:
     assert rows and all(row[-1] == 1 for row in rows), [row for row in rows if row[-1] > 1]
 
 
+def assert_reports_cover_the_batch(out: Path, batch: BatchResult) -> None:
+    """Every output names the batch's documents: all of them in the HTML, xlsx and JSON, the
+    analysed ones in the findings and predictions."""
+    names = {d.filename for d in batch.documents}
+    analysed = {d.filename for d in batch.documents if d.status == "done" and not d.duplicate_of}
+    report = json.loads((out / "report.json").read_text())
+    assert {d["filename"] for d in report["documents"]} == names
+    html = (out / "report.html").read_text()
+    assert "Batch summary" in html and all(escape(name) in html for name in names)
+    with (out / "findings.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert rows and analysed <= {row["File"] for row in rows}
+    predictions = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert predictions and {p["document"] for p in predictions} <= names
+    assert all(p["text"] and 0 <= p["probability"] <= 1 for p in predictions)
+    rows = list(openpyxl.load_workbook(out / "report.xlsx", read_only=True)["Documents"].iter_rows(values_only=True))
+    file_column = rows[0].index("File")
+    assert {row[file_column] for row in rows[1:]} == names
+
+
 def processes_using(data_dir: str) -> list[int]:
     """Processes whose environment points at this data dir: workers that outlived their run."""
     found = []
@@ -86,10 +109,7 @@ def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, 
     scans = [d for d in batch.documents if d.ocr_pages]
     assert scans and all(d.status == "done" for d in scans), "the scanned sample must be OCRed and analysed"
 
-    for name in ("report.json", "report.html", "findings.csv", "predictions.jsonl", "report.xlsx"):
-        assert (out / name).stat().st_size > 0, name
-    report = json.loads((out / "report.json").read_text())
-    assert len(report["documents"]) == len(batch.documents)
+    assert_reports_cover_the_batch(out, batch)
     assert processes_using(embedded_env["CLAUSEMILL_DATA_DIR"]) == [], "embedded workers outlived the audit"
 
 

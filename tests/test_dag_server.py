@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from conftest import REPO, expected_outcomes, run_cli, wait_until
 from storage import repository, schema
 from storage.database import session_scope
-from test_dag_embedded import assert_no_duplicate_findings, load_batch, row_counts
+from test_dag_embedded import assert_no_duplicate_findings, assert_reports_cover_the_batch, load_batch, row_counts
 
 
 def batch_done(url: str, batch_id: str) -> bool:
@@ -51,8 +51,8 @@ def test_server_mode_runs_the_batch_on_separate_workers(sample_dir: Path, server
 
     report = run_cli(["report", "nightly", "--out", str(tmp_path / "out")], server_env)
     assert report.returncode == 0, report.stdout + report.stderr
-    assert (tmp_path / "out" / "report.html").exists()
     batch = load_batch(url, "nightly")
+    assert_reports_cover_the_batch(tmp_path / "out", batch)
     assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
     assert all(d.reason for d in batch.documents if d.status == "failed")
 
@@ -65,13 +65,15 @@ from pipelines.settings import get_settings
 from storage import repository, schema
 from storage.database import session_scope
 from sqlalchemy import select
+from workers.celery_app import create_app
 
 settings = get_settings()
-batch_id = submit_batch(settings, sorted(Path(sys.argv[1]).iterdir()), batch_id="twice")
+app = create_app(settings)
+batch_id = submit_batch(app, settings, sorted(Path(sys.argv[1]).iterdir()), batch_id="twice")
 with session_scope(settings.effective_database_url) as session:
     ids = session.scalars(select(schema.Document.id).where(schema.Document.batch_id == batch_id)).all()
 for document_id in ids:  # every document's chain delivered a second time
-    document_canvas(document_id).apply_async()
+    document_canvas(app, document_id).apply_async()
 """
 
 

@@ -37,7 +37,7 @@ def test_documents_waiting_during_a_model_call_share_the_next_one() -> None:
     for t in threads:
         t.join(5)
 
-    assert batcher.batch_sizes == [1, 7]
+    assert list(batcher.batch_sizes) == [1, 7]
     assert {n: [f.text for f in fs] for n, fs in results.items()} == {n: [s.text for s in segments_of(n)] for n in range(1, 9)}
 
 

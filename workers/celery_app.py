@@ -1,23 +1,32 @@
-"""The Celery application: queues, routing and delivery guarantees.
+"""The Celery application: queues, routing and delivery guarantees, built from a Settings.
 
 Two queues: `cpu` (ingest, OCR, extraction, rules, aggregation) and `gpu` (the expert model).
 Tasks are routed by name prefix, so a task's queue is part of its identity, visible in Flower.
 Tasks carry document ids only; every byte of state lives in storage/.
+
+Nothing is built when this module is imported: `create_app(settings)` builds the app and
+registers the stage table's tasks on it.  Only the `celery` command line (Flower:
+`celery -A workers.celery_app flower`) asks for the module's `app`, built then from the
+environment's settings.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from celery import Celery
-from kombu import Queue
+from celery.signals import worker_init, worker_process_init
+from kombu import Queue as KombuQueue
 
+from pipelines.dag import Queue
 from pipelines.settings import Settings, get_settings
+from storage.database import dispose_engines
 from workers import filesystem_broker  # noqa: F401  (registers the embedded broker's URL scheme)
+from workers.model_batcher import GpuModel
+from workers.tasks import register_tasks
 
-CPU_QUEUE = "cpu"
-GPU_QUEUE = "gpu"
 TASK_ROUTES = {
-    "clausemill.cpu.*": {"queue": CPU_QUEUE},
-    "clausemill.gpu.*": {"queue": GPU_QUEUE},
-    "celery.chord_unlock": {"queue": CPU_QUEUE},
+    **{f"clausemill.{queue}.*": {"queue": str(queue)} for queue in Queue},
+    "celery.chord_unlock": {"queue": str(Queue.CPU)},
 }
 
 
@@ -49,15 +58,15 @@ def create_app(settings: Settings) -> Celery:
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
-        task_queues=[Queue(CPU_QUEUE), Queue(GPU_QUEUE)],
-        task_default_queue=CPU_QUEUE,
+        task_queues=[KombuQueue(str(queue)) for queue in Queue],
+        task_default_queue=str(Queue.CPU),
         task_routes=TASK_ROUTES,
         # A task is acknowledged only once it has run, and a task whose worker died is put
         # back: every task is idempotent, so a redelivery can only repeat, never lose, work.
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_ignore_result=True,  # only chord members store results (see workers/tasks.py)
+        task_ignore_result=True,  # only chord members store results (StageSpec.stores_result)
         result_expires=24 * 3600,
         result_chord_retry_interval=settings.chord_poll_interval_s,
         broker_transport_options=broker_transport_options(settings),
@@ -65,11 +74,31 @@ def create_app(settings: Settings) -> Celery:
         worker_hijack_root_logger=False,
         worker_send_task_events=not settings.embedded,
         task_send_sent_event=not settings.embedded,
-        imports=["workers.tasks"],
     )
     if settings.effective_result_backend.startswith("db+sqlite"):
         app.conf.database_engine_options = {"connect_args": {"timeout": 60}}
+    model = GpuModel(settings)
+    register_tasks(app, settings, model)
+
+    def load_model_before_consuming(sender: Any, **_: Any) -> None:
+        """The gpu worker's start hook: the first document must not wait for the model."""
+        if sender.app is app and str(Queue.GPU) in (app.amqp.queues.consume_from or {}):
+            model.load()
+
+    worker_init.connect(load_model_before_consuming, weak=False)
+    worker_process_init.connect(_forget_parent_connections, weak=False, dispatch_uid="clausemill-dispose-engines")
     return app
 
 
-app = create_app(get_settings())
+def _forget_parent_connections(**_: Any) -> None:
+    """A forked pool process must not share the parent's database connections."""
+    dispose_engines()
+
+
+def __getattr__(name: str) -> Celery:
+    """`celery -A workers.celery_app …` looks for `app`: build it then, not at import."""
+    if name == "app":
+        global app
+        app = create_app(get_settings())
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

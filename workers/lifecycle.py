@@ -15,10 +15,9 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from pipelines.dag import Queue
 from pipelines.settings import Settings
-from storage.migrate import upgrade
-
-QUEUE_CHOICES = ("cpu", "gpu")
+from storage.database import get_engine
 
 
 def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostname: str | None = None) -> list[str]:
@@ -27,10 +26,9 @@ def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostnam
     The gpu role is one process so the model is loaded once and CUDA is never forked; its
     threads are documents in flight whose segments share model batches.
     """
-    if queue not in QUEUE_CHOICES:
-        raise ValueError(f"unknown queue {queue!r}: choose one of {', '.join(QUEUE_CHOICES)}")
+    queue = Queue(queue)
     argv = ["worker", "--queues", queue, "--hostname", hostname or f"{queue}-{os.getpid()}@%h", "--loglevel", "INFO"]
-    if queue == "gpu":
+    if queue is Queue.GPU:
         argv += ["--pool", "threads", "--concurrency", str(concurrency or settings.gpu_concurrency)]
     else:
         argv += ["--pool", "prefork", "--concurrency", str(concurrency or settings.cpu_concurrency)]
@@ -40,19 +38,18 @@ def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostnam
     return argv
 
 
-def run_worker(settings: Settings, queue: str, concurrency: int | None) -> None:
-    """Run a worker in this process until it is told to stop (SIGTERM: finish current tasks)."""
+def run_worker(settings: Settings, queue: Queue, concurrency: int | None) -> None:
+    """Run a worker in this process until it is told to stop (SIGTERM: finish current tasks).
+
+    The schema is migrated before the worker forks its pool; a gpu worker loads the model in
+    its start hook (workers/celery_app.py), before it takes its first task."""
     # The embedded launcher starts workers with SIGINT blocked (EmbeddedWorkers.__enter__), and
     # a blocked mask survives exec: a worker takes Ctrl-C / SIGINT like any Celery worker.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    upgrade(settings.effective_database_url)
-    from workers.celery_app import app
+    get_engine(settings.effective_database_url)  # opened, so migrated, once before the pool forks
+    from workers.celery_app import create_app
 
-    if queue == "gpu":
-        from workers.tasks import model_batcher
-
-        model_batcher()  # load before consuming: the first document must not wait for it
-    app.worker_main(worker_argv(settings, queue, concurrency))
+    create_app(settings).worker_main(worker_argv(settings, queue, concurrency))
 
 
 def reset_embedded_broker(settings: Settings) -> None:
@@ -79,12 +76,12 @@ class EmbeddedWorkers:
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         self._take_lock()
         reset_embedded_broker(self.settings)
-        upgrade(self.settings.effective_database_url)
+        get_engine(self.settings.effective_database_url)  # migrated here, not raced by the workers
         self.log_dir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir)}
-        roles = [("cpu", self.settings.cpu_concurrency)]
+        roles = [(Queue.CPU, self.settings.cpu_concurrency)]
         if self.settings.model_enabled:
-            roles.append(("gpu", self.settings.gpu_concurrency))
+            roles.append((Queue.GPU, self.settings.gpu_concurrency))
         # A Ctrl-C while the workers start must not leave one running: `with` calls __exit__
         # only once __enter__ has returned.  SIGINT waits until every Popen has its process,
         # then lands inside the try, which stops what was started.

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 
+from pipelines import logs
+from pipelines.dag import Stage
 from pipelines.datamodel import Finding, Segment
+from pipelines.settings import Settings
 
 PredictMany = Callable[[list[list[Segment]]], list[list[Finding]]]
 
@@ -24,7 +28,7 @@ class CrossDocumentBatcher:
         self._predict_many = predict_many
         self._max_documents = max_documents
         self._waiting: queue.Queue[tuple[list[Segment], Future[list[Finding]]]] = queue.Queue()
-        self.batch_sizes: list[int] = []  # documents per model call, for logs and tests
+        self.batch_sizes: deque[int] = deque(maxlen=1000)  # documents per recent model call, for logs and tests
         threading.Thread(target=self._serve, name="model-batcher", daemon=True).start()
 
     def predict(self, segments: list[Segment]) -> list[Finding]:
@@ -50,3 +54,30 @@ class CrossDocumentBatcher:
                 continue
             for (_, result), document_findings in zip(batch, findings):
                 result.set_result(document_findings)
+
+
+class GpuModel:
+    """The gpu worker's model: loaded once per process, before the worker consumes (its
+    start hook, workers/celery_app.py), and shared by the worker's task threads.
+
+    Loading also happens on first use, so a task run outside a worker (a test) still works.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._batcher: CrossDocumentBatcher | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> CrossDocumentBatcher:
+        with self._lock:
+            if self._batcher is None:
+                from models.inference import load_clause_model
+
+                model = load_clause_model(self._settings.model_checkpoint, int8=self._settings.model_int8)
+                logs.log("model loaded", stage=Stage.ANALYSE_MODEL, batch_id=None, version=model.version,
+                         device=str(model.device), precision=model.precision)
+                self._batcher = CrossDocumentBatcher(model.predict_many)
+            return self._batcher
+
+    def predict(self, segments: list[Segment]) -> list[Finding]:
+        return self.load().predict(segments)

@@ -1,161 +1,95 @@
 """Thin Celery wrappers around pipelines.steps: delivery concerns only.
 
-Each task takes a document id, runs one step, and never raises for a problem of the document
-itself: a raising chord member (an OCR page) would break its chord and strand the document.  What a task
-does with an error:
-  - DocumentFailed (corrupt, encrypted, OCR failure, ...) → the document ends `failed`.
-  - soft time limit → `failed`, naming the stage and the limit.
-  - infrastructure error (database or broker unreachable) → retried with backoff, a bounded
-    number of times, then `failed`.
-  - anything else is a bug → `failed` with the exception, logged with its traceback.
+`register_tasks` registers one task per row of the stage table (pipelines/dag.py) on an app
+built from a Settings object, with that row's name, time limits and result storage.  Each task
+takes a document id, runs one step, and turns the way the step ended into an outcome
+(workers/outcome.py): done, retry, or the document ends `failed`.
 """
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-import kombu.exceptions
-import redis.exceptions
-import sqlalchemy.exc
-from celery import Task
-from celery.exceptions import Retry, SoftTimeLimitExceeded
-from celery.signals import worker_process_init
+from celery import Celery, Task
 
 from pipelines import logs, steps
-from pipelines.datamodel import DocumentFailed
+from pipelines.dag import SPECS, STAGES, Stage, StageSpec
 from pipelines.producer import aggregation_canvas, continuation_canvas
-from pipelines.settings import HARD_LIMIT_GRACE_S, get_settings
-from storage.database import dispose_engines
-from workers.celery_app import app
-from workers.model_batcher import CrossDocumentBatcher
+from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
+from workers.model_batcher import GpuModel
+from workers.outcome import Done, Fail, Limits, Retry, outcome
 
-INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
-    sqlalchemy.exc.OperationalError,
-    sqlalchemy.exc.InterfaceError,
-    sqlalchemy.exc.IntegrityError,  # two deliveries of one task replacing the same rows at once
-    kombu.exceptions.OperationalError,
-    redis.exceptions.ConnectionError,
-)
-
-settings = get_settings()
-PAGES_PENDING_RETRIES = 2 * settings.ocr_page_time_limit_s  # one-second retries
-DOCUMENT_TASKS: dict[str, Task] = {}
+Step = Callable[..., Any]
+"""(document, *task args) → None: one stage's work on a document."""
 
 
-@worker_process_init.connect
-def _forget_parent_connections(**_: Any) -> None:
-    dispose_engines()
+def register_tasks(app: Celery, settings: Settings, model: GpuModel) -> dict[Stage, Task]:
+    """One task per stage; `model` is the gpu worker's, loaded by its start hook."""
+
+    def extract(doc: steps.DocumentRef) -> None:
+        ocr_pages = steps.extract(settings, doc)
+        continuation_canvas(app, doc.id, ocr_pages, settings.analysers).apply_async()
+
+    def predict(_text: str, segments: list) -> list:
+        return model.predict(segments)
+
+    work: dict[Stage, Step] = {
+        Stage.INGEST: lambda doc: steps.ingest(settings, doc),
+        Stage.EXTRACT: extract,
+        Stage.OCR: lambda doc, page_number: steps.ocr_page(settings, doc, page_number),
+        Stage.SEGMENT: lambda doc: steps.segment(settings, doc),
+        Stage.ANALYSE_RULES: lambda doc: steps.analyse(settings, doc, Stage.ANALYSE_RULES, steps.rules_analyser),
+        Stage.ANALYSE_MODEL: lambda doc: steps.analyse(settings, doc, Stage.ANALYSE_MODEL, predict),
+        Stage.AGGREGATE: lambda doc: steps.aggregate(settings, doc),
+        Stage.PERSIST: lambda doc: steps.persist(settings, doc),
+    }
+    assert set(work) == set(SPECS), "every stage of the table has its work, and nothing else"
+    return {spec.stage: _register(app, settings, spec, work[spec.stage]) for spec in STAGES}
 
 
-def document_task(stage: str, *, queue: str = "cpu", time_limit_s: int, store_result: bool = False,
-                  record_timing: bool = True, analyser: bool = False) -> Callable[[Callable[..., Any]], Task]:
-    """`analyser`: one of the parallel analysers; the last to finish sends the document on."""
+def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> Task:
+    limit_s = spec.time_limit_s(settings)
+    limits = Limits(spec.stage, limit_s, settings.infrastructure_retries,
+                    pages_pending_retries=2 * SPECS[Stage.OCR].time_limit_s(settings))
 
-    def decorate(step: Callable[..., Any]) -> Task:
-        @app.task(name=f"clausemill.{queue}.{stage}", bind=True, ignore_result=not store_result,
-                  soft_time_limit=time_limit_s, time_limit=time_limit_s + HARD_LIMIT_GRACE_S,
-                  max_retries=settings.infrastructure_retries)
-        def run(self: Task, document_id: int, *args: Any) -> None:
-            doc = None
-            try:
-                doc = steps.begin(settings, document_id)
-                if doc is None:
-                    return None
-                started = time.perf_counter()
-                step(doc, *args)
-                seconds = time.perf_counter() - started
-                if analyser:
-                    if steps.complete_analyser(settings, document_id, stage, seconds):
-                        aggregation_canvas(document_id).apply_async()
-                elif record_timing:
-                    steps.complete_stage(settings, document_id, stage, seconds)
-            except DocumentFailed as failure:
-                steps.fail(settings, document_id, failure.stage, failure.reason)
-            except SoftTimeLimitExceeded:
-                steps.fail(settings, document_id, stage, f"stopped by the {time_limit_s} s time limit of the {stage} stage")
-            except Retry:
-                raise
-            except steps.PagesPending as pending:
-                if self.request.retries < PAGES_PENDING_RETRIES:
-                    raise self.retry(countdown=1, max_retries=PAGES_PENDING_RETRIES) from None
-                steps.fail(settings, document_id, "ocr", f"OCR did not complete: {pending}")
-            except INFRASTRUCTURE_ERRORS as error:
-                if self.request.retries < self.max_retries:
-                    logs.log("infrastructure error, retrying", stage=stage, batch_id=doc and doc.batch_id,
-                             sha256=doc and doc.sha256, document_id=document_id,
-                             level=logging.WARNING, error=repr(error), attempt=self.request.retries + 1)
-                    raise self.retry(exc=error, countdown=min(2 ** self.request.retries, 30))
-                steps.fail(settings, document_id, stage, f"infrastructure error after {self.max_retries} retries: {error}")
-            except Exception as error:  # a bug: keep the batch going, keep the traceback
-                logs.log("internal error", stage=stage, batch_id=doc and doc.batch_id,
-                         sha256=doc and doc.sha256, document_id=document_id,
-                         level=logging.ERROR, exc_info=True)
-                steps.fail(settings, document_id, stage, f"internal error in {stage}: {type(error).__name__}: {error}")
-            return None
+    @app.task(name=spec.task_name, bind=True, ignore_result=not spec.stores_result,
+              soft_time_limit=limit_s, time_limit=limit_s + HARD_LIMIT_GRACE_S, max_retries=limits.infrastructure_retries)
+    def run(self: Task, document_id: int, *args: Any) -> None:
+        doc = None
+        error: BaseException | None = None
+        try:
+            doc = steps.begin(settings, document_id)
+            if doc is None:
+                return None  # the document already ended: a late or repeated delivery
+            started = time.perf_counter()
+            step(doc, *args)
+            _record_completion(app, settings, spec, document_id, time.perf_counter() - started)
+        except Exception as caught:  # noqa: BLE001 - every ending is decided by outcome()
+            error = caught
+        fields = {"stage": spec.stage, "batch_id": doc and doc.batch_id, "sha256": doc and doc.sha256,
+                  "document_id": document_id}
+        match outcome(error, self.request.retries, limits):
+            case Done():
+                pass
+            case Retry(countdown=countdown, max_retries=max_retries, why=why):
+                logs.log("retrying", level=logging.WARNING, why=why, attempt=self.request.retries + 1, **fields)
+                raise self.retry(countdown=countdown, max_retries=max_retries)
+            case Fail(stage=stage, reason=reason, bug=bug):
+                if bug:
+                    logs.log("internal error", level=logging.ERROR, exc_info=error, **fields)
+                steps.fail(settings, document_id, stage, reason)
+        return None
 
-        DOCUMENT_TASKS[stage] = run
-        return run
-
-    return decorate
+    return run
 
 
-@document_task("ingest", time_limit_s=settings.ingest_time_limit_s)
-def ingest(doc: steps.DocumentRef) -> None:
-    steps.ingest(settings, doc)
-
-
-@document_task("extract", time_limit_s=settings.extract_time_limit_s)
-def extract(doc: steps.DocumentRef) -> None:
-    ocr_pages = steps.extract(settings, doc)
-    continuation_canvas(doc.id, ocr_pages, settings.analysers).apply_async()
-
-
-@document_task("ocr_page", time_limit_s=settings.ocr_page_time_limit_s, store_result=True, record_timing=False)
-def ocr_page(doc: steps.DocumentRef, page_number: int) -> None:
-    steps.ocr_page(settings, doc, page_number)
-
-
-@document_task("segment", time_limit_s=settings.extract_time_limit_s)
-def segment(doc: steps.DocumentRef) -> None:
-    steps.segment(settings, doc)
-
-
-@document_task("analyse_rules", time_limit_s=settings.analyse_time_limit_s, analyser=True)
-def analyse_rules(doc: steps.DocumentRef) -> None:
-    steps.analyse_rules(settings, doc)
-
-
-_batcher: CrossDocumentBatcher | None = None
-_batcher_lock = threading.Lock()
-
-
-def model_batcher() -> CrossDocumentBatcher:
-    """The gpu worker's model, loaded once per process and shared by its task threads."""
-    global _batcher
-    with _batcher_lock:
-        if _batcher is None:
-            from models.inference import load_clause_model
-
-            model = load_clause_model(settings.model_checkpoint, int8=settings.model_int8)
-            logs.log("model loaded", stage="analyse_model", batch_id=None, version=model.version,
-                     device=str(model.device), precision=model.precision)
-            _batcher = CrossDocumentBatcher(model.predict_many)
-        return _batcher
-
-
-@document_task("analyse_model", queue="gpu", time_limit_s=settings.analyse_time_limit_s, analyser=True)
-def analyse_model(doc: steps.DocumentRef) -> None:
-    steps.analyse_model(settings, doc, model_batcher().predict)
-
-
-@document_task("aggregate", time_limit_s=settings.analyse_time_limit_s)
-def aggregate(doc: steps.DocumentRef) -> None:
-    steps.aggregate(settings, doc)
-
-
-@document_task("persist", time_limit_s=settings.ingest_time_limit_s)
-def persist(doc: steps.DocumentRef) -> None:
-    steps.persist(settings, doc)
+def _record_completion(app: Celery, settings: Settings, spec: StageSpec, document_id: int, seconds: float) -> None:
+    """Analysers join on the document row: the last to finish sends it on to aggregation.
+    OCR pages record their own time on their page rows."""
+    if spec.analyser:
+        if steps.complete_analyser(settings, document_id, spec.stage, seconds):
+            aggregation_canvas(app, document_id).apply_async()
+    elif not spec.per_page:
+        steps.complete_stage(settings, document_id, spec.stage, seconds)

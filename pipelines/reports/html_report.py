@@ -12,7 +12,7 @@ from html import escape
 from pathlib import Path
 
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm, MergedFinding
-from pipelines.datamodel import BatchResult, DocumentResult, Finding
+from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
 from pipelines.categories import KEY_TERMS
 from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank
@@ -55,9 +55,9 @@ def render_html(batch: BatchResult, assessed: list[Assessed], summary: dict, pla
 
 def _summary_section(summary: dict) -> str:
     status = summary["by_status"]
-    tiles = [("Documents", summary["documents"]), ("Done", status.get("done", 0)),
-             ("Failed", status.get("failed", 0)), ("Duplicates", status.get("duplicate", 0)),
-             ("Still running", status.get("pending", 0) + status.get("running", 0)),
+    tiles = [("Documents", summary["documents"]), ("Done", status.get(DocumentStatus.DONE, 0)),
+             ("Failed", status.get(DocumentStatus.FAILED, 0)), ("Duplicates", status.get(DocumentStatus.DUPLICATE, 0)),
+             ("Still running", status.get(DocumentStatus.PENDING, 0) + status.get(DocumentStatus.RUNNING, 0)),
              ("Items to review", summary["review_items"])]
     parts = ['<section id="summary"><h2>Batch summary</h2><div class="tiles">']
     parts += [f'<div class="tile"><span class="n">{n}</span><span class="label">{_e(label)}</span></div>'
@@ -176,10 +176,10 @@ def _review(a: DocumentAssessment) -> str:
 
 
 def _status_line(doc: DocumentResult) -> str:
-    if doc.status == "failed":
+    if doc.status is DocumentStatus.FAILED:
         stage = f" at {doc.stage}" if doc.stage else ""
         return f'<span class="failed">Failed{_e(stage)}</span>: {_e(doc.reason or "no reason recorded")}'
-    if doc.status == "duplicate":
+    if doc.status is DocumentStatus.DUPLICATE:
         return f"Duplicate of {_e(doc.duplicate_of or 'another document')}: not assessed again"
     return f"{_e(doc.status.capitalize())}: not assessed yet"
 

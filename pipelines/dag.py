@@ -1,0 +1,79 @@
+"""The document DAG as one table: each stage's name, queue, time limit and whether it stores
+its result.
+
+This is the only place a stage's queue and time limit are written.  The Celery tasks are
+registered from it (workers/tasks.py), the producer addresses tasks by the names it gives
+(pipelines/producer.py), and metrics, the recovery sweep and ARCHITECTURE.md list stages in
+its order.  It imports nothing from Celery, so a process that only reads results can use it.
+How the stages connect is pipelines/producer.py's canvas.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipelines.settings import Settings
+
+
+class Stage(StrEnum):
+    """Where a document is, or where it failed; also the keys of its per-stage timings."""
+
+    INGEST = "ingest"
+    EXTRACT = "extract"
+    OCR = "ocr"
+    SEGMENT = "segment"
+    ANALYSE_RULES = "analyse_rules"
+    ANALYSE_MODEL = "analyse_model"
+    AGGREGATE = "aggregate"
+    PERSIST = "persist"
+
+
+class Queue(StrEnum):
+    """The worker roles: `cpu` (prefork, one process per core) and `gpu` (the model)."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    stage: Stage
+    queue: Queue
+    time_limit_setting: str
+    """The Settings field holding the soft time limit; the hard limit adds HARD_LIMIT_GRACE_S."""
+    stores_result: bool = False
+    """Only chord members store a result: the OCR pages, joined before segmentation."""
+    per_page: bool = False
+    """One task per page (OCR): the pages record their own time, summed by `segment`."""
+    analyser: str | None = None
+    """For the parallel analysers, the producer name their findings are stored under."""
+    task: str | None = None
+    """The task name's last part, where it differs from the stage's name."""
+
+    @property
+    def task_name(self) -> str:
+        """Routing is by this name's prefix (`clausemill.cpu.*` → the cpu queue)."""
+        return f"clausemill.{self.queue}.{self.task or self.stage}"
+
+    def time_limit_s(self, settings: Settings) -> int:
+        return int(getattr(settings, self.time_limit_setting))
+
+
+STAGES: tuple[StageSpec, ...] = (
+    StageSpec(Stage.INGEST, Queue.CPU, "ingest_time_limit_s"),
+    StageSpec(Stage.EXTRACT, Queue.CPU, "extract_time_limit_s"),
+    StageSpec(Stage.OCR, Queue.CPU, "ocr_page_time_limit_s", stores_result=True, per_page=True, task="ocr_page"),
+    StageSpec(Stage.SEGMENT, Queue.CPU, "extract_time_limit_s"),
+    StageSpec(Stage.ANALYSE_RULES, Queue.CPU, "analyse_time_limit_s", analyser="rules"),
+    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model"),
+    StageSpec(Stage.AGGREGATE, Queue.CPU, "analyse_time_limit_s"),
+    StageSpec(Stage.PERSIST, Queue.CPU, "ingest_time_limit_s"),
+)
+SPECS: dict[Stage, StageSpec] = {spec.stage: spec for spec in STAGES}
+
+
+def analyser_stages(analysers: tuple[str, ...]) -> tuple[StageSpec, ...]:
+    """The analyser stages for these producer names (Settings.analysers), in table order."""
+    return tuple(spec for spec in STAGES if spec.analyser in analysers)
