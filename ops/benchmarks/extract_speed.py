@@ -26,7 +26,7 @@ from pipelines.stages.extract import extract_text_layer  # noqa: E402
 from pipelines.stages.ocr import ocr_page  # noqa: E402
 
 CUAD = REPO.parent / "shared" / "data" / "cuad"
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
+TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
 def pypdfium2_pages_per_s(pdfs: list[Path]) -> tuple[int, float]:
@@ -51,14 +51,19 @@ def ocr_run(scan: Path, dpi: int, pages: int) -> tuple[float, list[str]]:
     start = time.perf_counter()
     tokens: list[str] = []
     for number in range(1, pages + 1):
-        tokens += _TOKEN.findall(ocr_page(scan, number, dpi=dpi).text)
+        tokens += TOKEN.findall(ocr_page(scan, number, dpi=dpi).text)
     return (time.perf_counter() - start) / pages, tokens
 
 
-def agreement(tokens: list[str], reference: list[str]) -> float:
-    """Share of reference tokens matched in order (difflib alignment, case-insensitive)."""
+def matched_tokens(tokens: list[str], reference: list[str]) -> int:
+    """How many tokens the two sequences share in order (difflib alignment, case-insensitive)."""
     matcher = difflib.SequenceMatcher(None, [t.lower() for t in tokens], [t.lower() for t in reference], autojunk=False)
-    return sum(block.size for block in matcher.get_matching_blocks()) / len(reference)
+    return sum(block.size for block in matcher.get_matching_blocks())
+
+
+def agreement(tokens: list[str], reference: list[str]) -> float:
+    """Share of reference tokens matched in order."""
+    return matched_tokens(tokens, reference) / len(reference)
 
 
 def cuad_vocabulary(exclude: str) -> frozenset[str]:
@@ -66,7 +71,7 @@ def cuad_vocabulary(exclude: str) -> frozenset[str]:
     vocabulary: set[str] = set()
     for txt in (CUAD / "txt").iterdir():
         if txt.stem != exclude:
-            vocabulary.update(t.lower() for t in _TOKEN.findall(txt.read_text(encoding="utf-8")))
+            vocabulary.update(t.lower() for t in TOKEN.findall(txt.read_text(encoding="utf-8")))
     return frozenset(vocabulary)
 
 
@@ -104,7 +109,7 @@ def main() -> None:
     print(f"  ratio                         {fast / slow:8.1f}x")
 
     scan = next((CUAD / "scanned").iterdir())
-    reference = _TOKEN.findall((CUAD / "txt" / f"{scan.stem}.txt").read_text())
+    reference = TOKEN.findall((CUAD / "txt" / f"{scan.stem}.txt").read_text())
     runs = {dpi: ocr_run(scan, dpi, args.ocr_pages) for dpi in args.dpi}
     vocabulary = cuad_vocabulary(exclude=scan.stem)
     print(f"OCR of {scan.name}, {args.ocr_pages} pages, OMP_THREAD_LIMIT=1:")

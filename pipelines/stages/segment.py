@@ -17,9 +17,10 @@ from __future__ import annotations
 import bisect
 import re
 
+from pipelines.dag import Stage
 from pipelines.datamodel import Box, DocumentFailed, PageText, Segment, Word, document_text
 
-STAGE = "segment"
+STAGE = Stage.SEGMENT
 MAX_SEGMENT_CHARS = 800
 MIN_SEGMENT_CHARS = 20
 

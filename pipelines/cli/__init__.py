@@ -1,0 +1,19 @@
+"""`clausemill`: audit contracts, run workers, read results.
+
+With no configuration `audit` runs embedded (its own workers, filesystem broker, SQLite);
+with CLAUSEMILL_BROKER_URL / _RESULT_BACKEND / _DATABASE_URL set it submits to the workers
+started by `clausemill worker` on those servers and waits for them.
+"""
+from __future__ import annotations
+
+import typer
+
+from pipelines.cli import batches, data, processes
+
+app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
+
+# One module per kind of use; each command is a plain function registered here, in the order
+# `clausemill --help` lists them.
+for command in (batches.audit, batches.status, batches.report, batches.review, processes.worker,
+                data.samples, data.train):
+    app.command()(command)

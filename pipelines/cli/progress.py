@@ -1,0 +1,39 @@
+"""Live progress of a batch, read from the database's ledger."""
+from __future__ import annotations
+
+import time
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from pipelines.cli.console import console
+from pipelines.datamodel import BatchStatus, DocumentStatus
+from pipelines.settings import Settings
+
+
+def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_workers=None, timeout_s: float | None = None) -> None:
+    """Show live progress until the batch's ledger says it is done."""
+    from storage import repository
+    from storage.database import session_scope
+
+    started = time.monotonic()
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[detail]}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        bar = progress.add_task(f"batch {batch_id}", total=total, detail="")
+        while True:
+            with session_scope(settings.effective_database_url, write=False) as session:
+                counts = repository.batch_progress(session, batch_id)
+                status = repository.batch_status(session, batch_id)
+            ended = sum(counts[s] for s in DocumentStatus if s.ended)
+            detail = (f"[green]{counts[DocumentStatus.DONE]} done[/] · [red]{counts[DocumentStatus.FAILED]} failed[/] · "
+                      f"{counts[DocumentStatus.RUNNING]} running · {counts['pages']} pages")
+            progress.update(bar, completed=ended, detail=detail)
+            if status is BatchStatus.DONE:
+                return
+            if embedded_workers is not None and (dead := embedded_workers.dead_workers()):
+                tail = embedded_workers.log_tail(dead[0])
+                raise RuntimeError(f"the embedded {dead[0]} worker stopped unexpectedly; last log lines:\n{tail}")
+            if timeout_s is not None and time.monotonic() - started > timeout_s:
+                raise TimeoutError(f"batch {batch_id} did not finish within {timeout_s:.0f} s; "
+                                   f"`clausemill status {batch_id}` shows where it is")
+            time.sleep(0.25)
