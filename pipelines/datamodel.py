@@ -143,6 +143,37 @@ class BatchStatus(StrEnum):
     DONE = "done"  # every document ended (done, failed or duplicate)
 
 
+class BatchOrigin(StrEnum):
+    """Who submitted a batch: a person (`clausemill audit`), the drop folder, or a schedule."""
+
+    AUDIT = "audit"
+    WATCH = "watch"
+    NIGHTLY = "nightly"
+
+
+class IntakeState(StrEnum):
+    """A file dropped in a watched inbox, from its claim to the outbox folder it ends in."""
+
+    CLAIMED = "claimed"  # renamed into the work folder and recorded, not yet in a batch
+    SUBMITTED = "submitted"  # its document is in a batch
+    PROCESSED = "processed"
+    FAILED = "failed"
+    DUPLICATE = "duplicate"  # same bytes as a contract already audited
+
+    @property
+    def ended(self) -> bool:
+        return self in (IntakeState.PROCESSED, IntakeState.FAILED, IntakeState.DUPLICATE)
+
+
+class RunState(StrEnum):
+    """One scheduled run (one schedule window)."""
+
+    RUNNING = "running"
+    DONE = "done"
+    SKIPPED = "skipped"  # the previous run still held the schedule, or the window was too old
+    FAILED = "failed"
+
+
 @dataclass
 class DocumentResult:
     """Everything known about one document of a batch, as reports need it."""

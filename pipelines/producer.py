@@ -29,6 +29,7 @@ from celery.canvas import Signature
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage, analyser_stages
+from pipelines.datamodel import BatchOrigin
 from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
@@ -60,7 +61,7 @@ def aggregation_canvas(app: Celery, document_id: int) -> Signature:
 
 
 def submit_batch(app: Celery, settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,
-                 options: dict | None = None) -> str:
+                 options: dict | None = None, origin: BatchOrigin = BatchOrigin.AUDIT) -> str:
     """Register the batch in storage and send one chain per document; returns the batch id.
 
     Re-submitting an existing batch id re-runs it in place: its documents are reset and every
@@ -68,7 +69,7 @@ def submit_batch(app: Celery, settings: Settings, paths: Sequence[Path], *, batc
     """
     batch_id = batch_id or uuid.uuid4().hex[:12]
     with session_scope(settings.effective_database_url) as session:
-        document_ids = repository.create_batch(session, batch_id, [p.resolve() for p in paths], options or {})
+        document_ids = repository.create_batch(session, batch_id, [p.resolve() for p in paths], options or {}, origin)
     for document_id in document_ids:
         document_canvas(app, document_id).apply_async()
     logs.log("batch submitted", stage="produce", batch_id=batch_id, documents=len(document_ids))

@@ -62,6 +62,36 @@ class Settings(BaseSettings):
     analyse_time_limit_s: int = 900
     infrastructure_retries: int = 5
 
+    # The recovery sweep (workers/recovery.py): a document whose stage has not moved for that
+    # stage's hard time limit plus the margin is sent again from its last completed stage, at
+    # most recovery_max_attempts times in all; sweeps run every recovery_interval_s.
+    recovery_margin_s: int = 60
+    recovery_max_attempts: int = 3
+    recovery_interval_s: float = 30.0
+
+    # The drop folder (`clausemill watch`): a full rescan besides file-system events, files
+    # taken once their size and mtime are stable, grouped into batches of files arriving close
+    # together (flushed after the window or at the size).
+    watch_rescan_s: float = 60.0
+    watch_stable_s: float = 5.0
+    watch_batch_window_s: float = 3.0
+    watch_batch_max_files: int = 50
+
+    # Nightly audits (`clausemill nightly`, `clausemill scheduler`): a crontab(5) schedule in
+    # `timezone`, over nightly_paths (separated by os.pathsep, like PATH); webhook_url, when
+    # set, gets a JSON summary of each run.
+    nightly_cron: str = "0 2 * * *"
+    timezone: str = "UTC"
+    nightly_paths: str = ""
+    webhook_url: str = ""
+    webhook_timeout_s: float = 10.0
+    webhook_retries: int = 3
+
+    # Monitoring: Flower's basic auth ("user:password", comma-separated for several; from the
+    # environment or clausemill.toml, never the repository) and the metrics endpoint's port.
+    flower_basic_auth: str = ""
+    metrics_port: int = 9808
+
     # Embedded mode polls files: the broker folder for messages (each task hop waits up to one
     # interval; measured on 40 contracts, 2 cores: 0.1 s cost ~39% of wall time, 0.02 s ~13%,
     # 0.005 s ~8%; an idle poll is one listdir), and the result database for chord joins.

@@ -14,21 +14,23 @@ from sqlalchemy.orm import Session
 
 from pipelines import datamodel as dm
 from pipelines.dag import Stage
-from pipelines.datamodel import BatchStatus, DocumentStatus
+from pipelines.datamodel import BatchOrigin, BatchStatus, DocumentStatus
 from storage import schema
 from storage.schema import utcnow
 
 
 # --- batches -----------------------------------------------------------------------------
 
-def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options: dict) -> list[int]:
+def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options: dict,
+                 origin: BatchOrigin = BatchOrigin.AUDIT) -> list[int]:
     """Register a batch and its documents; on a re-run of the same id, reset them to pending."""
     batch = session.get(schema.Batch, batch_id)
     if batch is None:
-        batch = schema.Batch(id=batch_id, options=options, summary={})
+        batch = schema.Batch(id=batch_id, options=options, summary={}, origin=origin)
         session.add(batch)
     else:
         batch.status, batch.finished_at, batch.options, batch.summary = BatchStatus.RUNNING, None, options, {}
+        batch.origin = origin
     session.flush()
     existing = {d.path: d for d in session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id))}
     ids: list[int] = []
@@ -42,6 +44,7 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
         else:
             document.status, document.stage, document.reason, document.duplicate_of = DocumentStatus.PENDING, None, None, None
             document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
+            document.attempts, document.fingerprint, document.carried_from = 1, None, None
         ids.append(document.id)
     return ids
 

@@ -13,7 +13,7 @@ from sqlalchemy import JSON, Enum, Float, ForeignKey, Index, Integer, String, Te
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pipelines.dag import Stage
-from pipelines.datamodel import BatchStatus, DocumentStatus
+from pipelines.datamodel import BatchOrigin, BatchStatus, DocumentStatus, IntakeState, RunState
 
 
 def utcnow() -> datetime:
@@ -39,6 +39,8 @@ class Batch(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     status: Mapped[BatchStatus] = mapped_column(closed_set(BatchStatus, 16), default=BatchStatus.RUNNING)
+    origin: Mapped[BatchOrigin] = mapped_column(closed_set(BatchOrigin, 16), default=BatchOrigin.AUDIT,
+                                                server_default=BatchOrigin.AUDIT.value)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
     options: Mapped[dict] = mapped_column(JSON, default=dict)
@@ -68,6 +70,14 @@ class Document(Base):
     risk_score: Mapped[float | None] = mapped_column(Float)
     risk_level: Mapped[str | None] = mapped_column(String(16))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    """When the document last moved: the recovery sweep's clock (OCR pages touch it too)."""
+    attempts: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    """Times the document was sent through the DAG: once by the producer, then by each sweep."""
+    fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
+    """What an audit of these bytes depends on (sha256, rule pack, model, playbook), hashed:
+    a nightly run skips a document whose fingerprint was already audited."""
+    carried_from: Mapped[int | None] = mapped_column(Integer)
+    """The earlier document whose results this one carries over (incremental audits)."""
 
     batch: Mapped[Batch] = relationship(back_populates="documents")
 
@@ -143,3 +153,57 @@ class ReviewItem(Base):
     status: Mapped[str] = mapped_column(String(16), default="open")  # open | resolved
     evidence: Mapped[dict] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Recovery(Base):
+    """One re-send by the recovery sweep: a document whose stage made no progress in time."""
+
+    __tablename__ = "recoveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    batch_id: Mapped[str] = mapped_column(String(64), index=True)
+    stage: Mapped[Stage | None] = mapped_column(closed_set(Stage, 32))  # the stage it resumed after
+    attempt: Mapped[int]
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class IntakeFile(Base):
+    """The intake ledger: one row per file taken from a watched inbox, so a file is audited
+    once however often the watcher restarts."""
+
+    __tablename__ = "intake_files"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    inbox: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)  # path relative to the inbox, as it was dropped
+    work_path: Mapped[str] = mapped_column(Text, unique=True)  # where the claim renamed it to
+    sha256: Mapped[str | None] = mapped_column(String(64), index=True)
+    size_bytes: Mapped[int | None]
+    state: Mapped[IntakeState] = mapped_column(closed_set(IntakeState, 16), default=IntakeState.CLAIMED, index=True)
+    reason: Mapped[str | None] = mapped_column(Text)
+    batch_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    document_id: Mapped[int | None] = mapped_column(Integer)
+    original_id: Mapped[int | None] = mapped_column(Integer)  # the intake row a duplicate repeats
+    outcome_path: Mapped[str | None] = mapped_column(Text)  # where in the outbox it ended
+    claimed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class ScheduleRun(Base):
+    """One run per (schedule, window): the unique row is the claim that two schedulers
+    cannot both win."""
+
+    __tablename__ = "schedule_runs"
+    __table_args__ = (UniqueConstraint("schedule", "window_start", name="uq_schedule_run_window"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    schedule: Mapped[str] = mapped_column(String(64))
+    window_start: Mapped[datetime]
+    state: Mapped[RunState] = mapped_column(closed_set(RunState, 16), default=RunState.RUNNING, index=True)
+    reason: Mapped[str | None] = mapped_column(Text)
+    batch_id: Mapped[str | None] = mapped_column(String(64))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    summary: Mapped[dict] = mapped_column(JSON, default=dict)

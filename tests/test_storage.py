@@ -121,3 +121,14 @@ def test_exactly_one_of_two_concurrent_analysers_sends_the_document_on(database_
         fresh = repository.create_batch(session, "b2", [Path("/contracts/x.pdf")], {})[0]
     assert complete_analyser(settings, fresh, "analyse_model", 0.1) is False
     assert complete_analyser(rules_only, fresh, "analyse_rules", 0.1) is True
+
+
+def test_the_migrations_build_exactly_the_schema_the_code_declares(database_url: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from storage.database import get_engine
+
+    with get_engine(database_url).connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), schema.Base.metadata)
+    assert differences == []

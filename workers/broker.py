@@ -1,0 +1,82 @@
+"""What the broker holds: messages waiting per queue, and the documents they are for.
+
+Read straight from the broker's storage (Redis lists and the unacked hash, or the embedded
+transport's message files), not through a consumer, so reading takes nothing off a queue.
+The recovery sweep uses it to leave alone a document whose next task is only waiting its
+turn; metrics show the queue lengths.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+from pipelines.dag import Queue
+from pipelines.settings import Settings
+
+_REDIS_PRIORITY_STEPS = (3, 6, 9)  # kombu keeps priority p > 0 of queue q in "q\x06\x16p"
+_REDIS_UNACKED = "unacked"  # kombu's hash of delivered, not yet acknowledged messages
+
+
+def queue_lengths(settings: Settings) -> dict[Queue, int]:
+    """Messages waiting in each queue (not counting those a worker has taken)."""
+    if settings.embedded:
+        names = _message_files(settings)
+        return {queue: sum(1 for name in names if name.endswith(f".{queue}.msg")) for queue in Queue}
+    client = _redis(settings)
+    return {queue: sum(client.llen(key) for key in _redis_keys(queue)) for queue in Queue}
+
+
+def waiting_document_ids(settings: Settings) -> set[int]:
+    """Documents with a message in the broker: queued, or taken but not acknowledged (Redis
+    gives those back if their worker dies).  Raises the broker's error when it cannot be
+    read: a caller deciding what was lost must not guess."""
+    if settings.embedded:
+        folder = settings.broker_folder / "queue"
+        payloads = (_read(folder / name) for name in _message_files(settings))
+    else:
+        client = _redis(settings)
+        queued = (raw for queue in Queue for key in _redis_keys(queue) for raw in client.lrange(key, 0, -1))
+        unacked = (json.loads(raw)[0] for raw in client.hvals(_REDIS_UNACKED))
+        payloads = (*(json.loads(raw) for raw in queued), *unacked)
+    return {document_id for payload in payloads if payload and (document_id := _document_id(payload)) is not None}
+
+
+def _redis(settings: Settings) -> redis.Redis:
+    return redis.Redis.from_url(settings.effective_broker_url, socket_connect_timeout=5, socket_timeout=10)
+
+
+def _redis_keys(queue: Queue) -> Iterator[str]:
+    yield str(queue)
+    for step in _REDIS_PRIORITY_STEPS:
+        yield f"{queue}\x06\x16{step}"
+
+
+def _message_files(settings: Settings) -> list[str]:
+    try:
+        return [name for name in os.listdir(settings.broker_folder / "queue") if name.endswith(".msg")]
+    except FileNotFoundError:
+        return []
+
+
+def _read(path: Path) -> dict | None:
+    """A message file; None when a worker took it between the listing and the read."""
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def _document_id(payload: dict) -> int | None:
+    """The document a clausemill task message is for: the first of its args."""
+    if not str(payload.get("headers", {}).get("task", "")).startswith("clausemill."):
+        return None
+    body = payload.get("body", "")
+    if payload.get("properties", {}).get("body_encoding") == "base64":
+        body = base64.b64decode(body)
+    args = json.loads(body)[0]
+    return int(args[0]) if args else None
