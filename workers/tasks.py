@@ -26,7 +26,8 @@ Step = Callable[..., Any]
 
 
 def register_tasks(app: Celery, settings: Settings, model: GpuModel) -> dict[Stage, Task]:
-    """One task per stage; `model` is the gpu worker's, loaded by its start hook."""
+    """One task per stage; `model` is the gpu worker's, loaded by its start hook.  Not shared
+    (Celery's default): each app gets the tasks of its own settings."""
 
     def extract(doc: steps.DocumentRef) -> None:
         ocr_pages = steps.extract(settings, doc)
@@ -54,7 +55,7 @@ def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> T
     limits = Limits(spec.stage, limit_s, settings.infrastructure_retries,
                     pages_pending_retries=2 * SPECS[Stage.OCR].time_limit_s(settings))
 
-    @app.task(name=spec.task_name, bind=True, ignore_result=not spec.stores_result,
+    @app.task(name=spec.task_name, bind=True, shared=False, ignore_result=not spec.stores_result,
               soft_time_limit=limit_s, time_limit=limit_s + HARD_LIMIT_GRACE_S, max_retries=limits.infrastructure_retries)
     def run(self: Task, document_id: int, *args: Any) -> None:
         doc = None
