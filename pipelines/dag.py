@@ -77,3 +77,18 @@ SPECS: dict[Stage, StageSpec] = {spec.stage: spec for spec in STAGES}
 def analyser_stages(analysers: tuple[str, ...]) -> tuple[StageSpec, ...]:
     """The analyser stages for these producer names (Settings.analysers), in table order."""
     return tuple(spec for spec in STAGES if spec.analyser in analysers)
+
+
+def next_stage(completed: frozenset[str] | set[str], analysers: tuple[str, ...]) -> Stage:
+    """The first stage of the table a document has not completed: where it resumes.
+
+    OCR is skipped: its pages record their own progress and `segment` records the stage, so
+    a document between extraction and segmentation resumes at `segment` (which sends the
+    pages still waiting for OCR first).  Analysers that are not enabled are skipped.
+    """
+    for spec in STAGES:
+        if spec.per_page or (spec.analyser and spec.analyser not in analysers):
+            continue
+        if spec.stage not in completed:
+            return spec.stage
+    return Stage.PERSIST

@@ -60,6 +60,26 @@ def aggregation_canvas(app: Celery, document_id: int) -> Signature:
     return chain(task(app, Stage.AGGREGATE, document_id), task(app, Stage.PERSIST, document_id))
 
 
+def resume_canvas(app: Celery, document_id: int, resume_at: Stage, *, completed: frozenset[str],
+                  ocr_pages: Sequence[int], analysers: Sequence[str]) -> Signature:
+    """The rest of a document's DAG from `resume_at` (pipelines.dag.next_stage): what the
+    recovery sweep sends when a message was lost.  Every stage is idempotent, so repeating
+    one that had in fact run costs time, never correctness."""
+    if resume_at is Stage.INGEST:
+        return document_canvas(app, document_id)
+    if resume_at is Stage.EXTRACT:
+        return task(app, Stage.EXTRACT, document_id)
+    if resume_at is Stage.SEGMENT:
+        return continuation_canvas(app, document_id, ocr_pages, analysers)
+    if SPECS[resume_at].analyser:
+        missing = [task(app, spec.stage, document_id) for spec in analyser_stages(tuple(analysers))
+                   if spec.stage not in completed]
+        return missing[0] if len(missing) == 1 else group(missing)
+    if resume_at is Stage.AGGREGATE:
+        return aggregation_canvas(app, document_id)
+    return task(app, Stage.PERSIST, document_id)
+
+
 def submit_batch(app: Celery, settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,
                  options: dict | None = None, origin: BatchOrigin = BatchOrigin.AUDIT) -> str:
     """Register the batch in storage and send one chain per document; returns the batch id.

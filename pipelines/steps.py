@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from pipelines import logs
@@ -18,6 +19,7 @@ from pipelines.datamodel import DocumentFailed, Finding, Segment
 from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
+from storage.schema import utcnow
 
 
 class PagesPending(Exception):
@@ -41,12 +43,20 @@ class DocumentRef:
 
 
 def begin(settings: Settings, document_id: int) -> DocumentRef | None:
-    """The document to work on; None when it already ended (nothing left to do)."""
+    """The document to work on; None when it already ended (nothing left to do).
+
+    A document that waited long in a queue is marked as moving (see
+    repository.touch_if_idle), so the recovery sweep counts its stall from here."""
+    idle_since = utcnow() - timedelta(seconds=settings.recovery_margin_s / 2)
     with session_scope(settings.effective_database_url, write=False) as session:
         d = repository.get_document(session, document_id)
         if d.status.ended:
             return None
-        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256)
+        ref, idle = DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256), d.updated_at < idle_since
+    if idle:
+        with session_scope(settings.effective_database_url) as session:
+            repository.touch_if_idle(session, document_id, idle_since)
+    return ref
 
 
 def complete_stage(settings: Settings, document_id: int, stage: Stage, seconds: float) -> set[str]:

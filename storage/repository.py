@@ -7,6 +7,8 @@ page, segment and finding.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import delete, func, select, update
@@ -154,6 +156,60 @@ def mark_done(session: Session, document_id: int) -> schema.Document:
     return document
 
 
+def touch_if_idle(session: Session, document_id: int, idle_since: datetime) -> None:
+    """Mark a document as moving when a task takes it after a long wait in a queue: the
+    sweep's clock then counts from the start of the task.  Tasks that follow each other
+    quickly write nothing here (one write per task on SQLite, not two)."""
+    session.execute(update(schema.Document).where(
+        schema.Document.id == document_id, schema.Document.updated_at < idle_since).values(updated_at=utcnow()))
+
+
+@dataclass(frozen=True)
+class OpenDocument:
+    """A document still under way, as the recovery sweep sees it."""
+
+    id: int
+    batch_id: str
+    sha256: str | None
+    completed: frozenset[str]  # stages with a recorded time
+    attempts: int
+    updated_at: datetime
+
+
+def open_documents_idle_since(session: Session, idle_since: datetime) -> list[OpenDocument]:
+    """Documents of running batches that have not ended and have not moved since `idle_since`."""
+    rows = session.execute(
+        select(schema.Document.id, schema.Document.batch_id, schema.Document.sha256, schema.Document.timings,
+               schema.Document.attempts, schema.Document.updated_at)
+        .join(schema.Batch, schema.Batch.id == schema.Document.batch_id)
+        .where(schema.Batch.status == BatchStatus.RUNNING, schema.Document.status.not_in(dm.TERMINAL_STATUSES),
+               schema.Document.updated_at < idle_since)
+        .order_by(schema.Document.id)
+    ).all()
+    return [OpenDocument(id, batch, sha, frozenset(timings or {}), attempts, updated)
+            for id, batch, sha, timings, attempts, updated in rows]
+
+
+def claim_for_resend(session: Session, document: OpenDocument, resumed_after: Stage | None) -> bool:
+    """The claim that makes two sweeps at once send a document only once: the conditional
+    UPDATE succeeds for the sweep that still sees the attempts and clock it read."""
+    claimed = session.execute(
+        update(schema.Document)
+        .where(schema.Document.id == document.id, schema.Document.attempts == document.attempts,
+               schema.Document.updated_at == document.updated_at, schema.Document.status.not_in(dm.TERMINAL_STATUSES))
+        .values(attempts=document.attempts + 1, updated_at=utcnow())
+    ).rowcount == 1
+    if claimed:
+        session.add(schema.Recovery(document_id=document.id, batch_id=document.batch_id, stage=resumed_after,
+                                    attempt=document.attempts + 1))
+    return claimed
+
+
+def pages_waiting_for_ocr(session: Session, document_id: int) -> list[int]:
+    """Text-layer pages without text: OCR has not replaced them yet."""
+    return [p.number for p in load_pages(session, document_id) if p.needs_ocr]
+
+
 def _lock_document(session: Session, document_id: int) -> None:
     """Serialize replace-writes of one document: two deliveries of a task running at once
     would otherwise both delete (seeing none of the other's rows) and both insert."""
@@ -177,7 +233,10 @@ def replace_pages(session: Session, document_id: int, pages: list[dm.PageText]) 
 
 
 def replace_page(session: Session, document_id: int, page: dm.PageText, error: str | None, seconds: float) -> None:
+    """Also moves the document's clock: a long scan makes progress page by page, and the
+    recovery sweep must not take it for stalled."""
     _lock_document(session, document_id)
+    session.execute(update(schema.Document).where(schema.Document.id == document_id).values(updated_at=utcnow()))
     session.execute(delete(schema.Page).where(schema.Page.document_id == document_id, schema.Page.number == page.number))
     session.add(_page_row(document_id, page, error, seconds))
 

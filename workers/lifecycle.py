@@ -64,12 +64,20 @@ def reset_embedded_broker(settings: Settings) -> None:
 
 
 class EmbeddedWorkers:
-    """The cpu and gpu workers of a one-machine run, started and stopped by `clausemill audit`."""
+    """The cpu and gpu workers of a one-machine run, started and stopped by `clausemill audit`.
+
+    A worker that dies (SIGKILL, the OOM killer) is started again by `revive`, up to
+    MAX_RESTARTS times a run; the messages it held are lost with it (the filesystem transport
+    has no redelivery) and the recovery sweep sends those documents again.
+    """
+
+    MAX_RESTARTS = 3
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.log_dir = settings.data_dir / "logs"
-        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.processes: dict[Queue, subprocess.Popen[bytes]] = {}
+        self.restarts = 0
         self._lock_file: object | None = None
 
     def __enter__(self) -> EmbeddedWorkers:
@@ -78,30 +86,46 @@ class EmbeddedWorkers:
         reset_embedded_broker(self.settings)
         get_engine(self.settings.effective_database_url)  # migrated here, not raced by the workers
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir)}
-        roles = [(Queue.CPU, self.settings.cpu_concurrency)]
-        if self.settings.model_enabled:
-            roles.append((Queue.GPU, self.settings.gpu_concurrency))
         # A Ctrl-C while the workers start must not leave one running: `with` calls __exit__
         # only once __enter__ has returned.  SIGINT waits until every Popen has its process,
         # then lands inside the try, which stops what was started.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             try:
-                for queue, concurrency in roles:
-                    log = open(self.log_dir / f"{queue}-worker.log", "ab")
-                    self.processes[queue] = subprocess.Popen(
-                        [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue,
-                         "--concurrency", str(concurrency)],
-                        env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                    )
-                    log.close()
+                for queue in self.roles:
+                    self._start(queue)
             finally:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         except BaseException:
             self.stop()
             raise
         return self
+
+    @property
+    def roles(self) -> tuple[Queue, ...]:
+        return (Queue.CPU, Queue.GPU) if self.settings.model_enabled else (Queue.CPU,)
+
+    def _start(self, queue: Queue) -> None:
+        concurrency = self.settings.gpu_concurrency if queue is Queue.GPU else self.settings.cpu_concurrency
+        env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir)}
+        with open(self.log_dir / f"{queue}-worker.log", "ab") as log:
+            self.processes[queue] = subprocess.Popen(
+                [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
+                env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+
+    def revive(self) -> list[Queue]:
+        """Start again every worker that died; raises once a run has restarted too often (a
+        worker that dies at every start will not get better)."""
+        dead = self.dead_workers()
+        for queue in dead:
+            if self.restarts >= self.MAX_RESTARTS:
+                raise RuntimeError(f"the embedded {queue} worker stopped unexpectedly, after {self.restarts} "
+                                   f"restarts; last log lines:\n{self.log_tail(queue)}")
+            _signal_group(self.processes[queue], signal.SIGKILL)  # its pool children, orphaned
+            self.restarts += 1
+            self._start(queue)
+        return dead
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
@@ -118,11 +142,11 @@ class EmbeddedWorkers:
             ) from None
         self._lock_file = lock
 
-    def dead_workers(self) -> list[str]:
+    def dead_workers(self) -> list[Queue]:
         """Roles whose worker exited although nobody asked it to: the run cannot progress."""
         return [queue for queue, p in self.processes.items() if p.poll() is not None]
 
-    def log_tail(self, queue: str, lines: int = 20) -> str:
+    def log_tail(self, queue: Queue, lines: int = 20) -> str:
         path = self.log_dir / f"{queue}-worker.log"
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
 

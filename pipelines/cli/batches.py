@@ -75,16 +75,19 @@ def audit(
         raise typer.Exit(2)
     from pipelines.producer import submit_batch
     from workers.celery_app import create_app
+    from workers.recovery import SweepLoop
 
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Auditing {len(inputs)} document(s) on {mode}")
     try:
         with workers_for(settings) as workers:
-            batch_id = submit_batch(create_app(settings), settings, inputs, batch_id=batch_id, options=options)
+            celery_app = create_app(settings)
+            batch_id = submit_batch(celery_app, settings, inputs, batch_id=batch_id, options=options)
             if not wait:
                 typer.echo(batch_id)
                 return
-            wait_for_batch(settings, batch_id, len(inputs), embedded_workers=workers, timeout_s=timeout)
+            with SweepLoop(celery_app, settings):  # messages lost to a dead worker or broker are sent again
+                wait_for_batch(settings, batch_id, len(inputs), embedded_workers=workers, timeout_s=timeout)
     except KeyboardInterrupt:
         console.print("[yellow]Interrupted: workers stopped. Re-run with --batch-id to finish the batch.[/]")
         raise typer.Exit(130) from None

@@ -30,9 +30,9 @@ def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_wo
             progress.update(bar, completed=ended, detail=detail)
             if status is BatchStatus.DONE:
                 return
-            if embedded_workers is not None and (dead := embedded_workers.dead_workers()):
-                tail = embedded_workers.log_tail(dead[0])
-                raise RuntimeError(f"the embedded {dead[0]} worker stopped unexpectedly; last log lines:\n{tail}")
+            if embedded_workers is not None and (revived := embedded_workers.revive()):
+                console.print(f"[yellow]The embedded {', '.join(revived)} worker stopped unexpectedly and was "
+                              "started again; the recovery sweep re-sends the documents it held.[/]")
             if timeout_s is not None and time.monotonic() - started > timeout_s:
                 raise TimeoutError(f"batch {batch_id} did not finish within {timeout_s:.0f} s; "
                                    f"`clausemill status {batch_id}` shows where it is")

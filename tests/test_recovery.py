@@ -1,0 +1,201 @@
+"""The recovery sweep: lost messages are sent again from the database, once, a bounded number
+of times; and whole batches survive a SIGKILLed embedded worker and a restarted Redis."""
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select, update
+
+from conftest import REPO, expected_outcomes, run_cli, wait_until
+from pipelines.dag import Stage, next_stage
+from pipelines.datamodel import DocumentStatus
+from pipelines.settings import Settings
+from storage import repository, schema
+from storage.database import session_scope
+from storage.schema import utcnow
+from test_dag_embedded import assert_no_duplicate_findings, database_url, load_batch, processes_using
+from test_dag_server import batch_done, ocr_under_way
+from workers.broker import queue_lengths, waiting_document_ids
+from workers.celery_app import create_app
+from workers.lifecycle import reset_embedded_broker
+from workers.recovery import sweep
+
+# Short limits so a stalled document is taken for lost after 30 + 10 + 5 s, not minutes.
+FAST_RECOVERY = {
+    **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "30" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
+    "CLAUSEMILL_RECOVERY_MARGIN_S": "5", "CLAUSEMILL_RECOVERY_INTERVAL_S": "2", "CLAUSEMILL_MODEL_ENABLED": "false",
+}
+
+
+@pytest.mark.parametrize(("completed", "analysers", "expected"), [
+    (set(), ("rules", "model"), Stage.INGEST),
+    ({"ingest"}, ("rules", "model"), Stage.EXTRACT),
+    ({"ingest", "extract"}, ("rules", "model"), Stage.SEGMENT),  # OCR pages are sent by the continuation
+    ({"ingest", "extract", "ocr", "segment", "analyse_model"}, ("rules", "model"), Stage.ANALYSE_RULES),
+    ({"ingest", "extract", "segment", "analyse_rules"}, ("rules", "model"), Stage.ANALYSE_MODEL),
+    ({"ingest", "extract", "segment", "analyse_rules"}, ("rules",), Stage.AGGREGATE),
+    ({"ingest", "extract", "segment", "analyse_rules", "aggregate"}, ("rules",), Stage.PERSIST),
+])
+def test_a_document_resumes_at_its_first_unfinished_stage(completed: set[str], analysers: tuple[str, ...], expected: Stage) -> None:
+    assert next_stage(frozenset(completed), analysers) is expected
+
+
+@pytest.fixture()
+def embedded(tmp_path: Path) -> Settings:
+    """Embedded settings with an empty broker folder and no worker: what the sweep sends stays queued."""
+    settings = Settings(data_dir=tmp_path / "data", model_enabled=False, recovery_margin_s=5, recovery_max_attempts=2,
+                        **{f"{kind}_time_limit_s": 30 for kind in ("ingest", "extract", "ocr_page", "analyse")})
+    settings.data_dir.mkdir(parents=True)
+    reset_embedded_broker(settings)
+    return settings
+
+
+def stalled_batch(settings: Settings, completed: dict[str, float], documents: int = 1, idle_s: float = 600) -> list[int]:
+    with session_scope(settings.effective_database_url) as session:
+        ids = repository.create_batch(session, "stalled", [Path(f"/contracts/{i}.pdf") for i in range(documents)], {})
+        session.execute(update(schema.Document).where(schema.Document.id.in_(ids)).values(
+            status=DocumentStatus.RUNNING, timings=completed))
+    make_idle(settings, ids, idle_s)
+    return ids
+
+
+def make_idle(settings: Settings, ids: list[int], idle_s: float) -> None:
+    with session_scope(settings.effective_database_url) as session:
+        session.execute(update(schema.Document).where(schema.Document.id.in_(ids)).values(
+            updated_at=utcnow() - timedelta(seconds=idle_s)))
+
+
+def recoveries(settings: Settings) -> list[tuple[int, Stage, int]]:
+    with session_scope(settings.effective_database_url) as session:
+        return [tuple(r) for r in session.execute(
+            select(schema.Recovery.document_id, schema.Recovery.stage, schema.Recovery.attempt).order_by(schema.Recovery.id))]
+
+
+def test_two_sweeps_at_once_send_a_stalled_document_once(embedded: Settings) -> None:
+    [document] = stalled_batch(embedded, {"ingest": 0.1, "extract": 0.2, "segment": 0.1, "analyse_rules": 0.3})
+    reports = []
+    barrier = threading.Barrier(2)
+
+    def run() -> None:
+        app = create_app(embedded)
+        barrier.wait()
+        reports.append(sweep(app, embedded))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(len(r.resent) for r in reports) == [0, 1]
+    assert recoveries(embedded) == [(document, Stage.AGGREGATE, 2)]
+    assert queue_lengths(embedded)["cpu"] == 1  # aggregate, chained to persist
+    assert waiting_document_ids(embedded) == {document}
+
+
+def test_a_document_whose_message_waits_in_the_queue_is_left_alone(embedded: Settings) -> None:
+    [document] = stalled_batch(embedded, {"ingest": 0.1})
+    app = create_app(embedded)
+    assert sweep(app, embedded).resent == {document: Stage.EXTRACT}
+    make_idle(embedded, [document], 600)  # the queue is long: the message has not been taken yet
+    report = sweep(app, embedded)
+    assert report.resent == {} and report.waiting == 1
+    assert len(recoveries(embedded)) == 1
+
+
+def test_a_document_that_moved_recently_is_not_stalled(embedded: Settings) -> None:
+    stalled_batch(embedded, {"ingest": 0.1}, idle_s=20)  # under 30 + 10 + 5 s
+    assert sweep(create_app(embedded), embedded).resent == {}
+
+
+def test_past_its_attempts_a_document_fails_naming_the_stage_and_the_attempts(embedded: Settings) -> None:
+    ids = stalled_batch(embedded, {"ingest": 0.1, "extract": 0.4}, documents=2)
+    with session_scope(embedded.effective_database_url) as session:
+        session.execute(update(schema.Document).where(schema.Document.id.in_(ids)).values(attempts=2))
+    make_idle(embedded, ids, 600)
+    report = sweep(create_app(embedded), embedded)
+    assert report.resent == {} and set(report.failed) == set(ids)
+    batch = load_batch(embedded.effective_database_url, "stalled")
+    assert batch.status == "done"
+    assert {(d.status, d.stage, d.reason) for d in batch.documents} == {(
+        DocumentStatus.FAILED, Stage.SEGMENT,
+        "no progress at the segment stage after 2 attempts (the recovery sweep re-sent it 1 times)")}
+
+
+def cpu_worker_main_pid(audit_pid: int) -> int | None:
+    out = subprocess.run(["pgrep", "-P", str(audit_pid), "-f", "worker --queues cpu"], capture_output=True, text=True).stdout
+    pids = [int(p) for p in out.split()]
+    return pids[0] if pids else None
+
+
+def recovery_count(url: str, batch_id: str) -> int:
+    with session_scope(url) as session:
+        return session.scalar(select(func.count()).select_from(schema.Recovery).where(schema.Recovery.batch_id == batch_id))
+
+
+def test_sigkill_of_the_embedded_cpu_worker_mid_batch_loses_nothing(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    env = {**embedded_env, **FAST_RECOVERY}
+    url = database_url(env)
+    audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out", str(tmp_path / "out"),
+                              "--batch-id", "killed"], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    wait_until(lambda: Path(url.split("///")[1]).exists() and ocr_under_way(url, "killed"), timeout=120,
+               message="OCR to start")
+    victim = cpu_worker_main_pid(audit.pid)
+    assert victim, "no embedded cpu worker found"
+    subprocess.run(["kill", "-9", str(victim)], check=True)
+    output = audit.communicate(timeout=300)[0].decode()
+    assert audit.returncode == 0, output
+    assert "started again" in output
+
+    batch = load_batch(url, "killed")
+    assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
+    assert_no_duplicate_findings(url, "killed")
+    assert recovery_count(url, "killed") >= 1, "the kill took no message with it: the scenario did not happen"
+    assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == []
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
+    redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                              "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    wait_until(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() == b"PONG",
+               timeout=20, message="redis to start")
+    return redis
+
+
+def test_a_redis_restart_mid_batch_loses_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    port = free_port()
+    redis = start_redis(port, tmp_path)
+    try:
+        env = {**server_env, **FAST_RECOVERY, "CLAUSEMILL_BROKER_URL": f"redis://127.0.0.1:{port}/0",
+               "CLAUSEMILL_RESULT_BACKEND": f"redis://127.0.0.1:{port}/1"}
+        url = env["CLAUSEMILL_DATABASE_URL"]
+        start_worker(env, "cpu", 2)
+        audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out", str(tmp_path / "out"),
+                                  "--batch-id", "restarted"], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        wait_until(lambda: ocr_under_way(url, "restarted") or batch_done(url, "restarted"), timeout=120, message="OCR to start")
+        redis.send_signal(signal.SIGKILL)  # it keeps nothing on disk: every queued message is gone
+        redis.wait()
+        redis = start_redis(port, tmp_path)
+        output = audit.communicate(timeout=300)[0].decode()
+        assert audit.returncode == 0, output
+    finally:
+        redis.kill()
+        redis.wait()
+    batch = load_batch(url, "restarted")
+    assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
+    assert_no_duplicate_findings(url, "restarted")
+    assert recovery_count(url, "restarted") >= 1
+    status = run_cli(["status", "restarted"], env)
+    assert "restarted: done" in status.stdout
