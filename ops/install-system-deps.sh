@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Debian packages clausemill needs at run time (tesseract, poppler) and, with --test, for its
-# tests (headless Chromium renders report.html).  Installs only what is missing.
+# tests (headless Chromium renders report.html and Flower's pages; promtool, from the
+# prometheus package, checks /metrics and the alert rules).  Installs only what is missing.
 set -euo pipefail
 need=()
 command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng)
 command -v pdftoppm >/dev/null || need+=(poppler-utils)
 if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null || need+=(chromium fonts-dejavu-core)
+  command -v promtool >/dev/null || need+=(prometheus)
+  command -v bindfs >/dev/null || need+=(bindfs)  # a FUSE mount that raises no file-system events (tests/test_watch.py)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 SUDO=""
