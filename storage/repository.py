@@ -122,18 +122,27 @@ def complete_stage(session: Session, document_id: int, stage: Stage, seconds: fl
 
 
 def record_facts(session: Session, document_id: int, facts: dm.FileFacts) -> int | None:
-    """Store ingest's facts; return the id of an earlier document of the batch with the same bytes."""
+    """Store ingest's facts; return the id of an earlier document of the batch with the same
+    bytes (this one is then its duplicate).
+
+    The batch row is locked, so documents of one batch record their facts one at a time; and
+    a later document with the same bytes that got there first (two copies ingested at once)
+    is made this one's duplicate here, so exactly one copy goes on, whatever the order.
+    """
     document = get_document(session, document_id)
+    session.get(schema.Batch, document.batch_id, with_for_update=True)
     document.sha256, document.size_bytes, document.kind, document.page_count = (
         facts.sha256, facts.size_bytes, facts.kind, facts.page_count,
     )
-    return session.scalar(
-        select(func.min(schema.Document.id)).where(
-            schema.Document.batch_id == document.batch_id,
-            schema.Document.sha256 == facts.sha256,
-            schema.Document.id < document_id,
-        )
-    )
+    same_bytes = session.scalars(
+        select(schema.Document.id).where(schema.Document.batch_id == document.batch_id,
+                                         schema.Document.sha256 == facts.sha256).order_by(schema.Document.id)
+    ).all()
+    if same_bytes[0] < document_id:
+        return same_bytes[0]
+    for later in same_bytes[1:]:  # copies that got here first, and the duplicates they took
+        mark_duplicate(session, later, document_id)
+    return None
 
 
 def mark_failed(session: Session, document_id: int, stage: Stage, reason: str) -> schema.Document:

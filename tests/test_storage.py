@@ -132,3 +132,42 @@ def test_the_migrations_build_exactly_the_schema_the_code_declares(database_url:
     with get_engine(database_url).connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), schema.Base.metadata)
     assert differences == []
+
+
+def test_two_copies_ingested_in_either_order_leave_one_original(database_url: str) -> None:
+    facts = dm.FileFacts(sha256="ab" * 32, size_bytes=10, kind="txt", page_count=1)
+    with session_scope(database_url) as session:
+        first, second = repository.create_batch(session, "copies", [Path("/c/a.txt"), Path("/c/b.txt")], {})
+    with session_scope(database_url) as session:  # the later copy records its facts first
+        assert repository.record_facts(session, second, facts) is None
+    with session_scope(database_url) as session:
+        assert repository.record_facts(session, first, facts) is None
+    with session_scope(database_url) as session:
+        statuses = {d.id: (d.status, d.duplicate_of) for d in session.scalars(select(schema.Document))}
+    assert statuses == {first: (dm.DocumentStatus.PENDING, None), second: (dm.DocumentStatus.DUPLICATE, first)}
+
+
+def test_concurrent_copies_leave_exactly_one_original(database_url: str) -> None:
+    facts = dm.FileFacts(sha256="cd" * 32, size_bytes=10, kind="txt", page_count=1)
+    with session_scope(database_url) as session:
+        ids = repository.create_batch(session, "racing", [Path(f"/c/{i}.txt") for i in range(6)], {})
+    barrier = threading.Barrier(len(ids))
+    originals: list[int | None] = []
+
+    def ingest(document_id: int) -> None:
+        barrier.wait()
+        with session_scope(database_url) as session:
+            original = repository.record_facts(session, document_id, facts)
+            if original is not None:
+                repository.mark_duplicate(session, document_id, original)
+            originals.append(original)
+
+    threads = [threading.Thread(target=ingest, args=(i,)) for i in ids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    with session_scope(database_url) as session:
+        rows = session.execute(select(schema.Document.id, schema.Document.status, schema.Document.duplicate_of)).all()
+    assert [(i, d) for i, status, d in rows if status is not dm.DocumentStatus.DUPLICATE] == [(ids[0], None)]
+    assert all(d == ids[0] for _, status, d in rows if status is dm.DocumentStatus.DUPLICATE)

@@ -5,6 +5,7 @@ stop (or Ctrl-C in the parent) takes their pool children down with them and leav
 """
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 import shutil
@@ -12,7 +13,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from types import TracebackType
 
 from pipelines.dag import Queue
@@ -38,7 +38,7 @@ def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostnam
     return argv
 
 
-def run_worker(settings: Settings, queue: Queue, concurrency: int | None) -> None:
+def run_worker(settings: Settings, queue: Queue, concurrency: int | None, hostname: str | None = None) -> None:
     """Run a worker in this process until it is told to stop (SIGTERM: finish current tasks).
 
     The schema is migrated before the worker forks its pool; a gpu worker loads the model in
@@ -49,7 +49,7 @@ def run_worker(settings: Settings, queue: Queue, concurrency: int | None) -> Non
     get_engine(settings.effective_database_url)  # opened, so migrated, once before the pool forks
     from workers.celery_app import create_app
 
-    create_app(settings).worker_main(worker_argv(settings, queue, concurrency))
+    create_app(settings).worker_main(worker_argv(settings, queue, concurrency, hostname))
 
 
 def reset_embedded_broker(settings: Settings) -> None:
@@ -112,6 +112,7 @@ class EmbeddedWorkers:
             self.processes[queue] = subprocess.Popen(
                 [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
                 env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                preexec_fn=_stop_with_parent(os.getpid()),
             )
 
     def revive(self) -> list[Queue]:
@@ -170,6 +171,20 @@ class EmbeddedWorkers:
         if self._lock_file is not None:
             self._lock_file.close()  # type: ignore[attr-defined]
             self._lock_file = None
+
+
+def _stop_with_parent(parent: int):  # type: ignore[no-untyped-def]
+    """In the new worker, before exec: SIGTERM it when the process that started it dies, so a
+    kill -9 of `clausemill audit` or `watch` leaves no embedded worker behind (Linux
+    PR_SET_PDEATHSIG, kept across exec)."""
+    def arm() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before the line above
+            os.kill(os.getpid(), signal.SIGTERM)
+    return arm
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

@@ -31,7 +31,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 import pdfplumber  # noqa: E402
-import pypdfium2 as pdfium  # noqa: E402
 import pypdfium2.raw as pdfium_c  # noqa: E402
 from extract_speed import CUAD, TOKEN, agreement, disagreements, matched_tokens  # noqa: E402
 
@@ -195,8 +194,8 @@ def report_tables(pages: list[TablePage]) -> None:
     print(f"  {'PDFium text layer':28} {pdfium_scores[0]:9.3f} {pdfium_scores[1]:9.3f} {sum(p.pdfium_s for p in pages) * ms:8.1f}")
     print(f"  {'pdfplumber extract_text':28} {plumber_scores[0]:9.3f} {plumber_scores[1]:9.3f} {sum(p.plumber_s for p in pages) * ms:8.1f}")
     print(f"  {'pdfplumber find_tables':28} {'':9} {'':9} {sum(p.find_tables_s for p in pages) * ms:8.1f}")
-    better = sum(plumber > pdfium + 0.005 for pdfium, plumber in per_page)
-    worse = sum(plumber < pdfium - 0.005 for pdfium, plumber in per_page)
+    better = sum(plumber > by_pdfium + 0.005 for by_pdfium, plumber in per_page)
+    worse = sum(plumber < by_pdfium - 0.005 for by_pdfium, plumber in per_page)
     print(f"  pdfplumber agrees better on {better} pages, worse on {worse}, the same (±0.005) on {len(pages) - better - worse}")
 
 

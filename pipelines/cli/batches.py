@@ -18,6 +18,20 @@ from pipelines.cli.progress import wait_for_batch
 from pipelines.settings import Settings, get_settings
 
 
+def contract_inputs(paths: list[Path]) -> list[Path]:
+    """The contracts under `paths`; a missing path or no contract at all stops the command (exit 2)."""
+    from pipelines.inputs import collect_inputs
+
+    try:
+        inputs = collect_inputs(paths)
+    except FileNotFoundError as error:
+        raise typer.BadParameter(str(error), param_hint="PATH") from None
+    if not inputs:
+        console.print(f"[red]No .pdf, .txt or .docx files found in {', '.join(map(str, paths))}.[/]")
+        raise typer.Exit(2)
+    return inputs
+
+
 def batch_options(playbook: Path | None, view: str) -> dict:
     """Options travel with the batch in the database, so remote workers see the playbook too."""
     options: dict = {"view": view}
@@ -58,17 +72,9 @@ def audit(
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
-    from pipelines.inputs import collect_inputs
-
     settings = get_settings()
     logs.configure("WARNING")
-    try:
-        inputs = collect_inputs(paths)
-    except FileNotFoundError as error:
-        raise typer.BadParameter(str(error), param_hint="PATH") from None
-    if not inputs:
-        console.print(f"[red]No .pdf, .txt or .docx files found in {', '.join(map(str, paths))}.[/]")
-        raise typer.Exit(2)
+    inputs = contract_inputs(paths)
     options = batch_options(playbook, view)
     if not wait and settings.embedded:
         console.print("[red]--no-wait needs shared workers: set CLAUSEMILL_BROKER_URL and CLAUSEMILL_DATABASE_URL.[/]")
