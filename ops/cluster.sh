@@ -3,7 +3,7 @@
 # migration, then a cpu worker, a gpu worker, the nightly scheduler, the drop-folder watcher,
 # Flower (basic auth) and the metrics endpoint, each logging to $LOGS/NAME.log.
 #
-#   CLAUSEMILL_FLOWER_BASIC_AUTH=ops:secret ops/cluster.sh [INBOX] [OUTBOX]
+#   CLAUSEMILL_FLOWER_BASIC_AUTH=ops:secret CLAUSEMILL_NIGHTLY_PATHS=/srv/contracts ops/cluster.sh [INBOX] [OUTBOX]
 #
 # Ctrl-C or SIGTERM stops every process (workers finish their current tasks); if one of them
 # exits on its own, the others are stopped too and the script exits 1.  Settings come from the
@@ -15,6 +15,7 @@ export CLAUSEMILL_BROKER_URL=${CLAUSEMILL_BROKER_URL:-redis://127.0.0.1:6379/0}
 export CLAUSEMILL_RESULT_BACKEND=${CLAUSEMILL_RESULT_BACKEND:-redis://127.0.0.1:6379/1}
 export CLAUSEMILL_DATABASE_URL=${CLAUSEMILL_DATABASE_URL:-postgresql+psycopg2://postgres@127.0.0.1:5432/clausemill}
 : "${CLAUSEMILL_FLOWER_BASIC_AUTH:?set CLAUSEMILL_FLOWER_BASIC_AUTH=user:password (Flower is never served without auth)}"
+: "${CLAUSEMILL_NIGHTLY_PATHS:?set CLAUSEMILL_NIGHTLY_PATHS to the contract folders the scheduler audits each night (separated by :)}"
 INBOX=${1:-inbox}
 OUTBOX=${2:-outbox}
 LOGS=${CLAUSEMILL_CLUSTER_LOGS:-out/cluster}

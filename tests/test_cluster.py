@@ -2,15 +2,18 @@
 Docker engine) and ops/cluster.sh, its native twin, run for real on Redis + PostgreSQL."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, wait_until
 from pipelines.cli import app as cli
 
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
@@ -54,3 +57,42 @@ def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
     done = subprocess.run(["docker", "compose", "--env-file", str(env), "-f", str(REPO / "docker-compose.yml"), "config", "-q"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tmp_path: Path) -> None:
+    """Every process of the cluster comes up on Redis + PostgreSQL, a dropped contract is audited
+    through it, and SIGTERM takes all of them down."""
+    from test_monitoring import free_port, get
+    from test_dag_embedded import processes_using
+
+    logs = tmp_path / "logs"
+    flower_port, metrics_port = free_port(), free_port()
+    env = {**server_env, "CLAUSEMILL_FLOWER_BASIC_AUTH": "ops:cluster-test", "FLOWER_PORT": str(flower_port),
+           "METRICS_PORT": str(metrics_port), "CLAUSEMILL_CLUSTER_LOGS": str(logs), "CLAUSEMILL_WATCH_STABLE_S": "1",
+           "CLAUSEMILL": str(Path(sys.executable).with_name("clausemill")), "CLAUSEMILL_DATA_DIR": str(tmp_path / "data"),
+           "CLAUSEMILL_NIGHTLY_PATHS": str(tmp_path / "repository")}
+    (tmp_path / "repository").mkdir()
+    inbox, outbox = tmp_path / "inbox", tmp_path / "outbox"
+    cluster = subprocess.Popen(["bash", str(REPO / "ops" / "cluster.sh"), str(inbox), str(outbox)], env=env, cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        def workers_online() -> bool:
+            try:
+                status, body = get(f"http://127.0.0.1:{metrics_port}/metrics")
+            except OSError:
+                return False
+            return status == 200 and all(f'clausemill_workers_online{{queue="{q}"}} 1.0' in body for q in ("cpu", "gpu"))
+
+        wait_until(workers_online, timeout=120, message="both workers online in /metrics")
+        assert get(f"http://127.0.0.1:{flower_port}/api/workers")[0] == 401
+        assert get(f"http://127.0.0.1:{flower_port}/api/workers", auth=("ops", "cluster-test"))[0] == 200
+        (inbox / "supply agreement.txt").write_text(
+            "SUPPLY AGREEMENT\n\nThis Agreement is governed by the laws of the State of New York.\n\n"
+            "Neither party may assign this Agreement without the prior written consent of the other party.\n")
+        wait_until(lambda: list((outbox / "processed").rglob("supply agreement.txt")), timeout=120,
+                   message="the dropped contract to be processed")
+    finally:
+        os.killpg(cluster.pid, signal.SIGTERM)
+        output = cluster.communicate(timeout=90)[0].decode()
+    assert cluster.returncode == 143, output
+    assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == [], "a cluster process outlived the script"
