@@ -165,6 +165,13 @@ class IntakeState(StrEnum):
         return self in (IntakeState.PROCESSED, IntakeState.FAILED, IntakeState.DUPLICATE)
 
 
+class SkipReason(StrEnum):
+    """Why a scheduled window did not run: the closed set metrics label skips with."""
+
+    MISSED = "missed"  # more than 24 h late: not replayed
+    OVERLAP = "overlap"  # the previous run still held the schedule
+
+
 class RunState(StrEnum):
     """One scheduled run (one schedule window)."""
 

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from pipelines.dag import Stage
-from pipelines.datamodel import TERMINAL_STATUSES, BatchOrigin, BatchStatus, DocumentStatus, IntakeState, RunState
+from pipelines.datamodel import TERMINAL_STATUSES, BatchOrigin, BatchStatus, DocumentStatus, IntakeState, RunState, SkipReason
 from storage import schema
 
 PENDING_INTAKE: tuple[IntakeState, ...] = tuple(state for state in IntakeState if not state.ended)
@@ -101,14 +101,16 @@ def last_successful_run(session: Session) -> datetime | None:
 
 
 def skipped_runs(session: Session) -> dict[str, int]:
-    """Skipped scheduled runs per recorded reason ('' where none was recorded)."""
-    rows = session.execute(
-        select(func.coalesce(schema.ScheduleRun.reason, ""), func.count())
-        .where(schema.ScheduleRun.state == RunState.SKIPPED).group_by(schema.ScheduleRun.reason)
-    ).all()
+    """Skipped scheduled runs per reason: the SkipReason the scheduler recorded in the run's
+    summary (or as its reason), '' for a skip recorded without one."""
+    rows = session.execute(select(schema.ScheduleRun.reason, schema.ScheduleRun.summary)
+                           .where(schema.ScheduleRun.state == RunState.SKIPPED)).all()
+    reasons = {str(r) for r in SkipReason}
     counts: dict[str, int] = {}
-    for reason, count in rows:
-        counts[reason] = counts.get(reason, 0) + count
+    for reason, summary in rows:
+        recorded = (summary or {}).get("skip")
+        label = recorded if recorded in reasons else (reason or "")
+        counts[label] = counts.get(label, 0) + 1
     return counts
 
 

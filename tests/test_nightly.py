@@ -29,7 +29,7 @@ from pipelines.playbook import load_playbook
 from pipelines.samples import SyntheticContract, generate_contract, write_txt
 from pipelines.schedule import Cron, ScheduleError, catch_up
 from pipelines.settings import Settings
-from storage import history, schema
+from storage import history, metrics_queries, schema
 from storage.database import session_scope
 from workers.outcome import Fail, Limits, outcome
 from workers.schedule import NightlySchedule, WebhookError, notify
@@ -143,6 +143,8 @@ def test_a_missed_night_runs_once_when_the_scheduler_starts_and_older_ones_are_n
     # The next night finds that run still going: skipped, and the skip recorded.
     skipped = start_scheduled(app, settings, daily_job, daily, out, now=utc(2026, 12, 9, 1, 0, 30))
     assert skipped.state is RunState.SKIPPED and skipped.reason.startswith("the previous run (window 2026-12-08 02:00 CET")
+    with session_scope(settings.effective_database_url, write=False) as session:
+        assert metrics_queries.skipped_runs(session) == {"overlap": 1}  # the closed set metrics label it with
     # Down from then until Monday noon: Monday's night is decided, the nights between are not replayed.
     late = start_scheduled(app, settings, daily_job, daily, out, now=utc(2026, 12, 14, 11))
     assert late.window_start == datetime(2026, 12, 14, 1, 0) and states(daily_job) == ["running", "skipped", "skipped"]

@@ -42,7 +42,7 @@ from kombu import Queue as KombuQueue
 
 from pipelines import logs
 from pipelines.aggregate import Assessed, DocumentAssessment, assess_batch
-from pipelines.datamodel import BatchOrigin, BatchResult, BatchStatus, RunState
+from pipelines.datamodel import BatchOrigin, BatchResult, BatchStatus, RunState, SkipReason
 from pipelines.deadlines import upcoming_deadlines
 from pipelines.deltas import NightlyReport, compare_runs, write_nightly_report
 from pipelines.incremental import AuditVersions, Plan, audit_versions, plan_batch, refresh_fingerprints
@@ -186,12 +186,14 @@ def start_scheduled(app: Celery, settings: Settings, job: NightlyJob, cron: Cron
             logs.log("first window is at the next start", stage=LOG_STAGE, batch_id=None, schedule=job.schedule,
                      next_window=cron.next_window(now).isoformat())
             return Started(None, None, to_naive_utc(window))
-        return _record_without_batch(settings, job, window, RunState.SKIPPED, reason, summary)
+        return _record_without_batch(settings, job, window, RunState.SKIPPED, reason,
+                                     {**summary, "skip": SkipReason.MISSED.value})
     if running:
         previous = running[-1]
         reason = (f"the previous run (window {cron.local(previous.window_start):%Y-%m-%d %H:%M %Z}, batch "
                   f"{previous.batch_id}) is still running")
-        return _record_without_batch(settings, job, window, RunState.SKIPPED, reason, summary)
+        return _record_without_batch(settings, job, window, RunState.SKIPPED, reason,
+                                     {**summary, "skip": SkipReason.OVERLAP.value})
     local = cron.local(window)
     started = start_run(app, settings, job, window_start=window, trigger="schedule", out=out / f"{local:%Y-%m-%d_%H%M}")
     if started.state is None:
