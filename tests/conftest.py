@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -163,3 +164,10 @@ def wait_until(predicate, timeout: float, interval: float = 0.2, message: str = 
             return
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {message}")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now, for a server a test starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

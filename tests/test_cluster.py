@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, wait_until
+from conftest import REPO, free_port, wait_until
 from pipelines.cli import app as cli
 
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
@@ -62,7 +62,7 @@ def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
 def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tmp_path: Path) -> None:
     """Every process of the cluster comes up on Redis + PostgreSQL, a dropped contract is audited
     through it, and SIGTERM takes all of them down."""
-    from test_monitoring import free_port, get
+    from test_monitoring import get
     from test_dag_embedded import processes_using
 
     logs = tmp_path / "logs"

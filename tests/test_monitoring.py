@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import urllib.error
@@ -27,7 +26,7 @@ from wsgiref.util import setup_testing_defaults
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import REPO, base_env, run_cli, wait_until
+from conftest import REPO, base_env, run_cli, wait_until, free_port
 from pipelines.dag import SPECS, STAGES, Queue, Stage
 from pipelines.datamodel import BatchStatus, DocumentStatus, IntakeState, RunState
 from pipelines.settings import Settings
@@ -68,11 +67,6 @@ def promtool(*args: str, stdin: str | None = None) -> subprocess.CompletedProces
     return subprocess.run([need("promtool"), *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=REPO,
                           check=False)
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(url: str, auth: tuple[str, str] | None = None) -> tuple[int, str]:

@@ -20,7 +20,7 @@ import pytest
 from icalendar import Calendar
 from sqlalchemy import func, select
 
-from conftest import REPO, WorkerProcess, run_cli, wait_until
+from conftest import REPO, WorkerProcess, run_cli, wait_until, free_port
 from pipelines.aggregate import DocumentAssessment, aggregate_document
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, DocumentResult, DocumentStatus, RunState
@@ -287,15 +287,6 @@ def test_a_failed_webhook_names_the_url_and_the_problem(tmp_path: Path, answers:
         receiver.close()
     assert str(failure.value) == f"webhook {receiver.url} failed after {attempts} attempt(s): {problem}"
     assert waits == [0.5, 1.0][:attempts - 1]
-
-
-def free_port() -> int:
-    """A port nothing listens on."""
-    import socket
-
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        return closed.getsockname()[1]
 
 
 def test_an_unreachable_webhook_hides_its_password(tmp_path: Path) -> None:

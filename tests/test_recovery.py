@@ -3,7 +3,6 @@ of times; and whole batches survive a SIGKILLed embedded worker and a restarted 
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
-from conftest import REPO, expected_outcomes, run_cli, wait_until
+from conftest import REPO, expected_outcomes, run_cli, wait_until, free_port
 from pipelines.dag import Stage, next_stage
 from pipelines.datamodel import DocumentStatus
 from pipelines.settings import Settings
@@ -159,11 +158,6 @@ def test_sigkill_of_the_embedded_cpu_worker_mid_batch_loses_nothing(sample_dir: 
     assert recovery_count(url, "killed") >= 1, "the kill took no message with it: the scenario did not happen"
     assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == []
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:

@@ -81,7 +81,6 @@ def audit(
         raise typer.Exit(2)
     from pipelines.producer import submit_batch
     from workers.celery_app import create_app
-    from workers.recovery import SweepLoop
 
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Auditing {len(inputs)} document(s) on {mode}")
@@ -92,8 +91,7 @@ def audit(
             if not wait:
                 typer.echo(batch_id)
                 return
-            with SweepLoop(celery_app, settings):  # messages lost to a dead worker or broker are sent again
-                wait_for_batch(settings, batch_id, len(inputs), embedded_workers=workers, timeout_s=timeout)
+            wait_for_batch(celery_app, settings, batch_id, len(inputs), embedded_workers=workers, timeout_s=timeout)
     except KeyboardInterrupt:
         console.print("[yellow]Interrupted: workers stopped. Re-run with --batch-id to finish the batch.[/]")
         raise typer.Exit(130) from None

@@ -35,7 +35,6 @@ def nightly(
     from pipelines.reports import VIEWS
     from pipelines.schedule import ScheduleError, zone
     from workers.celery_app import create_app
-    from workers.recovery import SweepLoop
     from workers.schedule import (
         NightlyJob,
         finish_run,
@@ -71,9 +70,8 @@ def nightly(
                 raise typer.Exit(1)
             typer.echo(started.plan.describe())
             send_planned(app, settings, started)
-            with SweepLoop(app, settings):  # messages lost to a dead worker or broker are sent again
-                wait_for_batch(settings, started.batch_id, started.plan.documents, embedded_workers=workers,
-                               timeout_s=timeout)
+            wait_for_batch(app, settings, started.batch_id, started.plan.documents, embedded_workers=workers,
+                           timeout_s=timeout)
     except KeyboardInterrupt:
         console.print("[yellow]Interrupted: workers stopped. The next run audits what this one did not finish.[/]")
         raise typer.Exit(130) from None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 
+from celery import Celery
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pipelines.cli.console import console
@@ -10,8 +11,17 @@ from pipelines.datamodel import BatchStatus, DocumentStatus
 from pipelines.settings import Settings
 
 
-def wait_for_batch(settings: Settings, batch_id: str, total: int, *, embedded_workers=None, timeout_s: float | None = None) -> None:
-    """Show live progress until the batch's ledger says it is done."""
+def wait_for_batch(app: Celery, settings: Settings, batch_id: str, total: int, *, embedded_workers=None,
+                   timeout_s: float | None = None) -> None:
+    """Show live progress until the batch's ledger says it is done, running the recovery sweep
+    meanwhile: messages lost to a dead worker or broker are sent again."""
+    from workers.recovery import SweepLoop
+
+    with SweepLoop(app, settings):
+        _show_progress(settings, batch_id, total, embedded_workers, timeout_s)
+
+
+def _show_progress(settings: Settings, batch_id: str, total: int, embedded_workers, timeout_s: float | None) -> None:  # type: ignore[no-untyped-def]
     from storage import repository
     from storage.database import session_scope
 
