@@ -1,0 +1,41 @@
+"""Key-term values: what a contract's parties, dates, term, renewal, notice and law *are*.
+
+`read_terms` reads them from the whole document text once per document (in the rules
+analyser), each as a TermValue with the quotes it rests on.  It is deterministic text reading,
+measured against CUAD's normalized answers by ops/benchmarks/keyterm_values.py.
+"""
+from __future__ import annotations
+
+from pipelines.datamodel import Segment
+from pipelines.terms.dates import read_dates
+from pipelines.terms.law import read_governing_law
+from pipelines.terms.parties import read_parties
+from pipelines.terms.term import read_term
+from pipelines.terms.value import NOT_STATED, Quote, TermValue
+
+__all__ = ["FIELDS", "NOT_STATED", "Quote", "TermValue", "read_terms"]
+
+INITIAL_TERM = "Initial Term"
+FIELDS: tuple[str, ...] = (
+    "Parties", "Agreement Date", "Effective Date", INITIAL_TERM, "Expiration Date", "Renewal Term",
+    "Notice Period To Terminate Renewal", "Governing Law",
+)
+"""The valued key terms, in the order reports show them.  All but Initial Term are CUAD
+categories; CUAD has no category for the term's length, which lawyers read first."""
+
+
+def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
+    """Every valued key term of one document, by field; a field the contract does not address
+    is absent, one it leaves open is NOT_STATED."""
+    values: list[TermValue] = []
+    parties = read_parties(text)
+    if parties is not None:
+        values.append(parties)
+    dates = read_dates(text, segments)
+    values += dates
+    effective = next((v for v in dates if v.field == "Effective Date"), None)
+    values += read_term(text, segments, effective)
+    law = read_governing_law(text, segments)
+    if law is not None:
+        values.append(law)
+    return {v.field: v for v in values}
