@@ -23,6 +23,8 @@ from pipelines.playbook.severity import (
     RISK_LEVELS, SEVERITIES, WEIGHTS, level_for_score, level_for_severity, rank, worse_level, worst,
 )
 from pipelines.playbook.values import normalize
+from pipelines.terms import FIELDS as READ_FIELDS
+from pipelines.terms import NOT_STATED, VALUE_NOTE
 
 SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
 """How joined sources are spelled: "rules+model", never "model+rules"."""
@@ -58,7 +60,8 @@ class MergedFinding:
 class KeyTerm:
     """The value a document gives a key term, and how that value was chosen.
 
-    `basis` is "single" (one piece of evidence), "agreed" (several, same value), "defined
+    `basis` is "read" (pipelines.terms read it from the whole text; `finding.detail` holds its
+    structure and evidence), "single" (one piece of evidence), "agreed" (several, same value), "defined
     term", "preamble" or "signature block" (that evidence outranked different values),
     "conflict" (no way to choose: `value` and `finding` are None), "quote" (evidence without a
     normalized value) or "listed" (multi-valued terms such as Parties).  `candidates` holds,
@@ -75,6 +78,15 @@ class KeyTerm:
     @property
     def conflict(self) -> bool:
         return self.basis == "conflict"
+
+    @property
+    def stated(self) -> bool:
+        """Whether the contract gives the term a value (not a blank, not a conflict)."""
+        return self.value is not None and self.value != NOT_STATED
+
+    @property
+    def detail(self) -> dict:
+        return (self.finding.detail if self.finding is not None else None) or {}
 
 
 @dataclass
@@ -164,8 +176,9 @@ def aggregate_document(
     here, so assessing stored findings again gives the same result.  `page_count`, when
     known, lets evidence on the last page count as the signature block.
     """
-    merged = merge_findings(findings, playbook)
-    key_terms = resolve_key_terms(merged, playbook.thresholds, page_count)
+    values = {f.category: f for f in findings if f.note == VALUE_NOTE}
+    merged = merge_findings([f for f in findings if f.note != VALUE_NOTE], playbook)
+    key_terms = resolve_key_terms(merged, playbook.thresholds, page_count, values)
     best: dict[str, Finding] = {}
     for m in merged:
         current = best.get(m.finding.category)
@@ -262,15 +275,25 @@ def _join_sources(sources: Iterable[str]) -> str:
 
 
 def resolve_key_terms(
-    merged: list[MergedFinding], thresholds: Thresholds, page_count: int | None = None
+    merged: list[MergedFinding], thresholds: Thresholds, page_count: int | None = None,
+    values: Mapping[str, Finding] | None = None,
 ) -> dict[str, KeyTerm]:
     """Each key term the document states, with single-valued terms arbitrated.
 
-    When evidence gives different values, a defined term outranks the preamble and signature
-    block, which outrank a mention elsewhere; a tie at the top is a conflict for review.
+    A key term pipelines.terms reads (parties, dates, term, renewal, notice, law) takes the
+    value it read from the whole text: clause spans, the model's included, are evidence of
+    where the term is discussed, not values, and a term it did not find is not stated.  For
+    the others (the agreement's name), when evidence gives different values, a defined term
+    outranks the preamble and signature block, which outrank a mention elsewhere; a tie at the
+    top is a conflict for review.
     """
+    read = values or {}
     terms: dict[str, KeyTerm] = {}
     for category in KEY_TERMS:
+        if category in READ_FIELDS and read:  # findings stored before pipelines.terms have none
+            if category in read:
+                terms[category] = KeyTerm(category, read[category].value, read[category], "read")
+            continue
         candidates = sorted(
             (m for m in merged if m.finding.category == category and m.finding.confidence >= thresholds.present),
             key=lambda m: -m.finding.confidence,
@@ -342,8 +365,10 @@ def _valued(
             continue
         if term.conflict:
             valued[category] = term.candidates
-        elif term.finding is not None:
+        elif term.finding is not None and term.value != NOT_STATED:
             valued[category] = [term.finding]
+        else:
+            valued.pop(category, None)  # a blank the contract left is for review, not a check
     return valued
 
 
@@ -362,6 +387,12 @@ def _review_items(
         if term.conflict:
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
             items.append(ReviewItem(term.candidates[0], f"Conflicting {term.category}: {values}. Decide which governs.",
+                                    priority(playbook.stakes(term.category), 1.0)))
+    cared_about = {c.category for c in playbook.value_checks} | {r.category for r in playbook.required}
+    for term in key_terms.values():
+        if term.value == NOT_STATED and term.finding is not None and term.category in cared_about:
+            items.append(ReviewItem(term.finding, f"{term.category} is not stated (left blank in the contract): "
+                                    "confirm it or record the agreed value.",
                                     priority(playbook.stakes(term.category), 1.0)))
     for u in unreadable:
         items.append(ReviewItem(u.finding, u.reason, priority(u.check.severity, 1.0)))

@@ -20,10 +20,11 @@ CUAD_CATEGORIES: tuple[str, ...] = (
 )
 
 KEY_TERMS: tuple[str, ...] = (
-    "Document Name", "Parties", "Agreement Date", "Effective Date", "Expiration Date",
-    "Governing Law", "Renewal Term", "Notice Period To Terminate Renewal",
+    "Document Name", "Parties", "Agreement Date", "Effective Date", "Initial Term", "Expiration Date",
+    "Renewal Term", "Notice Period To Terminate Renewal", "Governing Law",
 )
-"""Categories whose value a lawyer reads first, in the order reports show them."""
+"""Terms whose value a lawyer reads first, in the order reports show them.  All but Initial
+Term are CUAD categories; CUAD has none for the length of the term."""
 
 MULTI_VALUED: frozenset[str] = frozenset({"Parties"})
 """Key terms that legitimately have several values; every other key term has one, so two

@@ -106,6 +106,7 @@ class Finding:
     severity: str = "info"
     value: str | None = None  # normalized key-term value (a date, a jurisdiction, ...)
     note: str | None = None
+    detail: dict | None = None  # a key-term value's structure and evidence (pipelines.terms)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -167,9 +167,11 @@ def analyse(settings: Settings, doc: DocumentRef, stage: Stage, analyser: Analys
 
 
 def rules_analyser(text: str, segments: list[Segment]) -> list[Finding]:
+    """The rule pack's clause findings, then one value finding per key term the text states."""
     from pipelines.rules import analyse_segments
+    from pipelines.terms.findings import value_findings
 
-    return analyse_segments(text, segments)
+    return analyse_segments(text, segments) + value_findings(text, segments)
 
 
 def playbook_for(options: dict):  # type: ignore[no-untyped-def]

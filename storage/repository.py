@@ -319,7 +319,7 @@ def replace_findings(session: Session, document_id: int, producer: str, findings
         schema.Finding(
             document_id=document_id, producer=producer, category=f.category, text=f.text, start=f.start, end=f.end,
             page=f.page, box=list(f.box) if f.box else None, confidence=f.confidence, source=f.source,
-            version=f.version, severity=f.severity, value=f.value, note=f.note,
+            version=f.version, severity=f.severity, value=f.value, note=f.note, detail=f.detail,
         )
         for f in findings
     )
@@ -334,7 +334,7 @@ def load_findings(session: Session, document_id: int, producers: Iterable[str] |
         dm.Finding(
             category=r.category, text=r.text, start=r.start, end=r.end, page=r.page, confidence=r.confidence,
             source=r.source, version=r.version, box=tuple(r.box) if r.box else None, severity=r.severity,
-            value=r.value, note=r.note,
+            value=r.value, note=r.note, detail=r.detail,
         )
         for r in rows
     ]

@@ -137,6 +137,7 @@ class Finding(Base):
     severity: Mapped[str] = mapped_column(String(16), default="info")
     value: Mapped[str | None] = mapped_column(Text)
     note: Mapped[str | None] = mapped_column(Text)
+    detail: Mapped[dict | None] = mapped_column(JSON)
 
 
 class ReviewItem(Base):

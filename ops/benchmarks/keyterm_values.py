@@ -131,7 +131,7 @@ def predicted_duration(value: str) -> tuple[str, float] | None:
 
 
 _PLACE_NOISE_RE = re.compile(
-    r"\b(?:the|state|commonwealth|province|republic|of|united states(?: of america)?|usa|us|u s)\b")
+    r"\b(?:the|state|commonwealth|province|federal|republic|of|united states(?: of america)?|usa|us|u s)\b")
 
 
 def places(value: str) -> set[str]:

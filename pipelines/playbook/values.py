@@ -22,6 +22,8 @@ _NUMBER = r"(?P<num>\d+(?:\.\d+)?|" + "|".join(
 _UNIT = r"(?P<unit>business days?|working days?|calendar days?|days?|weeks?|months?|years?)"
 _DURATION = re.compile(r"\b" + _NUMBER + r"\)?\s*(?:\(\s*\d+\s*\)\s*)?" + _UNIT + r"\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^\s*\(?(\d+)\)?\s*$")
+_ISO_DURATION = re.compile(r"^P(\d+)([YMWD])$")
+_ISO_UNITS = {"Y": "year", "M": "month", "W": "week", "D": "day"}
 
 _NEGATIVE = re.compile(r"^\s*(?:no|none|n/?a|not applicable|no renewal|\[\])\s*$", re.IGNORECASE)
 
@@ -35,6 +37,9 @@ def parse_days(value: str) -> int | None:
     bare = _BARE_NUMBER.match(value)
     if bare:
         return int(bare.group(1))
+    iso = _ISO_DURATION.match(value)
+    if iso:  # "P90D", as pipelines.terms writes durations
+        return round(int(iso.group(1)) * _UNIT_DAYS[_ISO_UNITS[iso.group(2)]])
     days = []
     for m in _DURATION.finditer(value):
         raw = m.group("num").lower()

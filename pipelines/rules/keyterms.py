@@ -21,7 +21,7 @@ from pipelines.rules.title import find_document_name
 SOURCE = "key-terms"
 
 
-class _SegmentIndex:
+class SegmentIndex:
     """Finds the segment holding an offset (segments are sorted and disjoint)."""
 
     def __init__(self, segments: list[Segment]) -> None:
@@ -52,7 +52,7 @@ def extract_key_terms(text: str, segments: list[Segment], pack: RulePack | None 
     `pack` supplies confidences and severities; the shipped pack when None.
     """
     pack = pack or default_rule_pack()
-    index = _SegmentIndex(segments)
+    index = SegmentIndex(segments)
     findings: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
     for ev in _evidence(text, segments):

@@ -11,10 +11,9 @@ from pipelines.terms.dates import read_dates
 from pipelines.terms.law import read_governing_law
 from pipelines.terms.parties import read_parties
 from pipelines.terms.term import read_term
-from pipelines.terms.value import NOT_STATED, Quote, TermValue
+from pipelines.terms.value import NOT_STATED, VALUE_NOTE, Quote, TermValue
 
-__all__ = ["FIELDS", "NOT_STATED", "Quote", "TermValue", "read_terms"]
-
+__all__ = ["FIELDS", "INITIAL_TERM", "NOT_STATED", "VALUE_NOTE", "Quote", "TermValue", "read_terms"]
 INITIAL_TERM = "Initial Term"
 FIELDS: tuple[str, ...] = (
     "Parties", "Agreement Date", "Effective Date", INITIAL_TERM, "Expiration Date", "Renewal Term",

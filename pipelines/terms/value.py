@@ -11,6 +11,10 @@ from dataclasses import asdict, dataclass, field
 NOT_STATED = "not stated"
 """The honest value of a term the contract leaves open: a blank date line, no renewal."""
 
+VALUE_NOTE = "key-term value"
+"""The note that marks a finding as a key term's value rather than a clause span; aggregation
+takes the value from it, and predictions.jsonl leaves it out."""
+
 
 @dataclass(frozen=True)
 class Quote:
