@@ -7,7 +7,8 @@ and the notice period to terminate a renewal.
   - With a notice period, the contract renews unless notice is given: the deadline is the
     end of the current term minus the notice period.  The current term is the initial one,
     extended by the renewal term for as long as its notice date has already passed.
-  - Without one, the deadline is the end of the initial term, while it is still ahead.
+  - Without one, the deadline is the end of the current term: the initial one, rolled
+    forward by the renewal term when the contract renews by itself.
 
 Deadlines within the next 90 days are listed in three horizons (30, 60, 90 days) and exported
 to deadlines.ics, one all-day event per deadline with the contract and the quotes the dates
@@ -29,6 +30,9 @@ from dateutil.relativedelta import relativedelta
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
 from pipelines.datamodel import DocumentResult
 from pipelines.playbook.values import parse_days, says_no
+from pipelines.reports.tables import how_read, key_term_text, quotes
+from pipelines.terms.display import parse_iso_date
+from pipelines.terms.durations import as_relativedelta
 
 HORIZONS: tuple[int, ...] = (30, 60, 90)
 EXPIRATION, RENEWAL, NOTICE = "Expiration Date", "Renewal Term", "Notice Period To Terminate Renewal"
@@ -65,6 +69,7 @@ class Deadline:
     term_end: date
     notice: str | None  # the notice period as the contract states it
     renewal: str | None
+    computed: str  # how the term end was reached, for the event's description
     evidence: tuple[Evidence, ...]
 
     @property
@@ -85,7 +90,7 @@ class Deadline:
         return f"The term ends on {self.term_end:%d %B %Y}."
 
     def description(self) -> str:
-        lines = [self.explanation(), "", f"Contract: {self.contract}", f"File: {self.path}"]
+        lines = [self.explanation(), self.computed, "", f"Contract: {self.contract}", f"File: {self.path}"]
         if self.parties:
             lines.append(f"Parties: {self.parties}")
         lines += ["", "Evidence:"]
@@ -108,40 +113,52 @@ def upcoming_deadlines(assessed: Iterable[Assessed], as_of: date) -> list[Deadli
 
 def deadline_for(doc: DocumentResult, assessment: DocumentAssessment, as_of: date) -> Deadline | None:
     terms = assessment.key_terms
-    expiry = _iso_date(_value(terms.get(EXPIRATION)))
+    expiry = parse_iso_date(_value(terms.get(EXPIRATION)))
     if expiry is None:
-        return None
+        return None  # perpetual, not stated, unread or in conflict: no date to keep
     notice_text, renewal_text = _value(terms.get(NOTICE)), _value(terms.get(RENEWAL))
     notice, renewal = calendar_period(notice_text), calendar_period(renewal_text)
-    term_end = expiry
-    if notice is not None:
-        kind: Kind = "renewal-notice"
-        for _ in range(_ROLL_LIMIT):
-            if term_end - notice >= as_of:
-                break
-            if renewal is None:
-                return None  # its notice date passed and how it renews is unknown
-            term_end += renewal
-        else:
-            return None
-        due = term_end - notice
+    if renewal is not None and terms[RENEWAL].detail.get("automatic") is False:
+        renewal = None  # an option to renew: the term ends unless someone acts
+    term_end, rolled = expiry, 0
+    lead = notice if notice is not None else relativedelta()
+    for rolled in range(_ROLL_LIMIT):
+        if term_end - lead >= as_of:
+            break
+        if renewal is None:
+            return None  # its date passed and it does not renew by itself
+        term_end += renewal
     else:
-        kind, due = "term-end", expiry
-        if expiry < as_of:
-            return None
+        return None
+    kind: Kind = "renewal-notice" if notice is not None else "term-end"
+    due = term_end - lead
     days = (due - as_of).days
     horizon = next((h for h in HORIZONS if days <= h), None)
     if horizon is None:
         return None
-    used = [(c, t.value, t.finding) for c in (EXPIRATION, RENEWAL, NOTICE)
-            if (t := terms.get(c)) is not None and t.finding is not None]
+    used = [(c, t) for c in (EXPIRATION, RENEWAL, NOTICE) if (t := terms.get(c)) is not None and t.finding is not None]
     name = _value(terms.get("Document Name"))
     return Deadline(
         filename=doc.filename, path=doc.path, contract=name or doc.filename, parties=_value(terms.get("Parties")),
         kind=kind, date=due, days=days, horizon=horizon, term_end=term_end,
-        notice=notice_text if notice is not None else None, renewal=renewal_text if renewal is not None else None,
-        evidence=tuple(Evidence(category, value, finding.text, finding.page) for category, value, finding in used),
+        notice=_shown(NOTICE, terms) if notice is not None else None,
+        renewal=_shown(RENEWAL, terms) if renewal is not None else None,
+        computed=_computation(terms[EXPIRATION], expiry, rolled, renewal is not None),
+        evidence=tuple(Evidence(category, _shown(category, terms), quote["text"], quote["page"])
+                       for category, term in used for quote in quotes(term)),
     )
+
+
+def _computation(expiration: KeyTerm, expiry: date, rolled: int, renews: bool) -> str:
+    """How the term end was reached, in a sentence: where the expiry came from, and how many
+    renewals were rolled forward to pass today."""
+    how = how_read(expiration)
+    text = f"Initial term ends {expiry:%d %B %Y} ({how})."
+    if rolled:
+        text += f" Renewed {rolled} time{'s' if rolled > 1 else ''} since, as the contract renews by itself."
+    elif renews:
+        text += " The contract renews by itself after that."
+    return text
 
 
 def by_horizon(deadlines: Iterable[Deadline]) -> dict[int, list[Deadline]]:
@@ -152,10 +169,13 @@ def by_horizon(deadlines: Iterable[Deadline]) -> dict[int, list[Deadline]]:
 
 
 def calendar_period(value: str | None) -> relativedelta | None:
-    """A duration as the calendar counts it: "1 year" adds a year (not 365 days), "6 months"
-    six months, anything else its days (playbook.values.parse_days)."""
+    """A duration as the calendar counts it: "P1Y" or "1 year" adds a year (not 365 days),
+    "6 months" six months, anything else its days (playbook.values.parse_days)."""
     if not value or says_no(value):
         return None
+    iso = as_relativedelta(value)
+    if iso is not None:
+        return iso
     days = parse_days(value)
     if days is None or days <= 0:
         return None
@@ -196,11 +216,9 @@ def write_ics(deadlines: Iterable[Deadline], path: Path, generated_at: datetime)
 
 
 def _value(term: KeyTerm | None) -> str | None:
-    return term.value if term is not None and not term.conflict else None
+    return term.value if term is not None and term.stated else None
 
 
-def _iso_date(value: str | None) -> date | None:
-    try:
-        return date.fromisoformat(value) if value else None
-    except ValueError:
-        return None  # "perpetual", a year alone, free text
+def _shown(category: str, terms: dict[str, KeyTerm]) -> str | None:
+    term = terms.get(category)
+    return key_term_text(term) if term is not None else None

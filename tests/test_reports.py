@@ -101,7 +101,7 @@ def test_report_json_has_every_document_and_evidence_anchor(full: Path):
 
 def test_xlsx_full_view(full: Path):
     book = openpyxl.load_workbook(full / "report.xlsx")
-    assert book.sheetnames == ["Documents", "Findings", "Key terms", "Review queue"]
+    assert book.sheetnames == ["Documents", "Findings", "Key terms", "Key-term evidence", "Review queue"]
     expected = {"Documents": FULL_DOCUMENT_HEADERS, "Findings": FINDING_HEADERS, "Key terms": KEY_TERM_HEADERS,
                 "Review queue": REVIEW_HEADERS}
     for name, headers in expected.items():
@@ -137,7 +137,7 @@ def test_xlsx_full_view(full: Path):
 
 def test_xlsx_summary_view_is_one_line_per_contract(summary: Path):
     book = openpyxl.load_workbook(summary / "report.xlsx")
-    assert book.sheetnames == ["Documents", "Key terms"]
+    assert book.sheetnames == ["Documents", "Key terms", "Key-term evidence"]
     rows = list(book["Documents"].iter_rows(values_only=True))
     assert rows[0] == ("File", "Status", "Risk level", "Risk score", "Missing clauses", "To renegotiate",
                        "Review items", "Reason")

@@ -13,6 +13,7 @@ from typing import Literal
 from pipelines.datamodel import Finding
 from pipelines.playbook.schema import ClauseRule, Playbook, ValueCheck
 from pipelines.playbook.values import matches_any, parse_days, says_no
+from pipelines.terms.display import display_value
 
 IssueKind = Literal["missing", "risky", "value"]
 _SHOWN_CHARS = 80
@@ -87,7 +88,8 @@ def _missing(playbook: Playbook, rule: ClauseRule, weak: Finding | None) -> Issu
 def _check_value(playbook: Playbook, check: ValueCheck, found: Finding) -> Issue | Unreadable | None:
     """The issue `check` raises on `found`'s value (its text when it has none), if any."""
     value = found.value or found.text
-    fields = {"category": check.category, "value": _shown(value), "min_days": check.min_days or "",
+    shown = display_value(found.category, found.value, found.detail) if found.value else value
+    fields = {"category": check.category, "value": _shown(shown), "min_days": check.min_days or "",
               "allowed": ", ".join(check.allowed)}
     if check.kind == "allowed_values":
         failed = not matches_any(value, check.allowed)
@@ -98,8 +100,8 @@ def _check_value(playbook: Playbook, check: ValueCheck, found: Finding) -> Issue
                                             f"to compare with the playbook's minimum of {check.min_days} days.")
         fields["days"] = days
         failed = days < (check.min_days or 0)
-    else:  # auto_renewal: any renewal term that does not say "none" renews the contract
-        failed = not says_no(found.value)
+    else:  # auto_renewal: a renewal term renews the contract unless it says "none" or is an option
+        failed = not says_no(found.value) and (found.detail or {}).get("automatic") is not False
     if not failed:
         return None
     finding = _anchored(playbook, found, check.severity, _fill(check.reason, fields))

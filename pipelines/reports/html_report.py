@@ -18,7 +18,7 @@ from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
 from pipelines.reports.palette import LEVEL_COLORS, SEVERITY_COLORS
-from pipelines.reports.tables import key_term_text, missing_clauses
+from pipelines.reports.tables import how_read, key_term_text, missing_clauses, quotes
 
 _ISSUE_LABELS = {"missing": "Missing", "risky": "Risky clause", "value": "Check value"}
 _QUOTE_CHARS = 600
@@ -127,10 +127,19 @@ def _key_terms(terms: dict[str, KeyTerm]) -> str:
             rows.append(f'<tr class="conflict"><th>{_e(name)}</th><td><b>Conflict — needs review</b>'
                         f"<ul>{values}</ul></td><td></td></tr>")
         else:
-            where = f"p. {term.finding.page} · {term.basis}" if term.finding and term.finding.page else term.basis
-            rows.append(f"<tr><th>{_e(name)}</th><td>{_e(_short(key_term_text(term)))}</td>"
-                        f'<td class="page">{_e(where)}</td></tr>')
+            muted = "" if term.stated else ' class="muted"'
+            evidence = "".join(f"<li>{_e(q['role'])}, p. {q['page']}: “{_e(_short(q['text']))}”</li>"
+                               for q in quotes(term))
+            confidence = f"confidence {term.finding.confidence:.2f} · " if term.finding else ""
+            rows.append(f"<tr><th>{_e(name)}</th><td{muted}>{_e(_short(key_term_text(term)))}"
+                        f'<details><summary>{_e(how_read(term))}</summary><ul class="evidence">{evidence}</ul>'
+                        f'</details></td><td class="page">{_e(confidence)}{_e(_pages(term))}</td></tr>')
     return '<h4>Key terms</h4><table class="kv">' + "".join(rows) + "</table>"
+
+
+def _pages(term: KeyTerm) -> str:
+    pages = sorted({q["page"] for q in quotes(term) if q.get("page")})
+    return ("p. " + ", ".join(str(p) for p in pages)) if pages else term.basis
 
 
 def _issues(issues: list[Issue]) -> str:

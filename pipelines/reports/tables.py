@@ -7,6 +7,7 @@ from __future__ import annotations
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
 from pipelines.datamodel import DocumentResult, Finding
 from pipelines.categories import KEY_TERMS
+from pipelines.terms.display import display_value, parse_iso_date
 
 SUMMARY_DOCUMENT_HEADERS = ["File", "Status", "Risk level", "Risk score", "Missing clauses",
                             "To renegotiate", "Review items", "Reason"]
@@ -16,6 +17,7 @@ FULL_DOCUMENT_HEADERS = ["ID", "File", "Status", "Stage", "Reason", "Kind", "Pag
 FINDING_HEADERS = ["File", "Category", "Kind", "Severity", "Confidence", "Source", "Version", "Value",
                    "Page", "Start", "End", "Box", "Quote", "Note", "Advice", "Evidence"]
 KEY_TERM_HEADERS = ["File", *KEY_TERMS]
+KEY_TERM_EVIDENCE_HEADERS = ["File", "Key term", "Value", "Confidence", "How it was read", "Evidence"]
 REVIEW_HEADERS = ["File", "Priority", "Category", "Reason", "Confidence", "Source", "Page", "Quote"]
 
 
@@ -51,9 +53,55 @@ def finding_rows(assessed: list[Assessed]) -> list[list]:
 
 
 def key_term_rows(assessed: list[Assessed]) -> list[list]:
-    """One row per assessed document, one column per key term."""
-    return [[doc.filename, *(key_term_text(a.key_terms.get(t)) for t in KEY_TERMS)]
+    """One row per assessed document, one column per key term; dates are dates, so the
+    portfolio sorts and filters by them."""
+    return [[doc.filename, *(key_term_cell(a.key_terms.get(t)) for t in KEY_TERMS)]
             for doc, a in assessed if a is not None]
+
+
+def key_term_cell(term: KeyTerm | None) -> object:
+    """A key term as a typed cell: a date when the value is one, else its text."""
+    if term is not None and term.basis == "read" and (day := parse_iso_date(term.value)) is not None:
+        return day
+    return key_term_text(term) or None
+
+
+def key_term_evidence_rows(assessed: list[Assessed]) -> list[list]:
+    """Every key term of every document with its confidence and the quotes it rests on."""
+    rows = []
+    for doc, a in assessed:
+        if a is None:
+            continue
+        for name in KEY_TERMS:
+            term = a.key_terms.get(name)
+            if term is None:
+                continue
+            confidence = round(term.finding.confidence, 2) if term.finding else None
+            rows.append([doc.filename, name, key_term_text(term), confidence, how_read(term),
+                         " | ".join(f"{q['role']} p. {q['page']}: {q['text']}" for q in quotes(term))])
+    return rows
+
+
+def quotes(term: KeyTerm) -> list[dict]:
+    """The quotes a key term rests on: a read value's evidence, else its finding's text."""
+    if term.basis == "read":
+        return term.detail.get("evidence", [])
+    if term.finding is not None:
+        return [{"role": "quote", "page": term.finding.page, "text": " ".join(term.finding.text.split())}]
+    return [{"role": "candidate", "page": c.page, "text": " ".join(c.text.split())} for c in term.candidates]
+
+
+def how_read(term: KeyTerm) -> str:
+    """How a value was reached, in words: computed from which parts, or which evidence won."""
+    computed = term.detail.get("computed_from")
+    if computed:
+        parts = [f"{k.replace('_', ' ')} {display_value(k, str(v))}" for k, v in computed.items()]
+        return "computed from " + " + ".join(parts)
+    if term.detail.get("reference"):
+        return f"defined by reference: {term.detail['reference']}"
+    if term.detail.get("forum"):
+        return f"forum: {term.detail['forum']}"
+    return "read from the contract" if term.basis == "read" else term.basis
 
 
 def review_rows(assessed: list[Assessed]) -> list[list]:
@@ -71,7 +119,7 @@ def key_term_text(term: KeyTerm | None) -> str:
     if term.conflict:
         return "CONFLICT: " + " | ".join(f"{c.value} (p. {c.page})" for c in term.candidates)
     if term.value:
-        return term.value
+        return display_value(term.category, term.value, term.detail)
     return " ".join(term.finding.text.split()) if term.finding else ""
 
 

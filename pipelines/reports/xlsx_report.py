@@ -1,10 +1,12 @@
 """report.xlsx: the batch as filterable sheets, for people who live in Excel.
 
-The summary view (business) gets one line per contract plus its key terms; the full view
-(legal) adds every finding with its evidence chain and the review queue.
+The summary view (business) gets one line per contract plus its key terms (one column each,
+dates as dates) and the evidence behind each value; the full view (legal) adds every finding
+with its evidence chain and the review queue.
 """
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from openpyxl import Workbook
@@ -15,7 +17,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from pipelines.aggregate import Assessed
 from pipelines.reports.tables import (
-    FINDING_HEADERS, KEY_TERM_HEADERS, REVIEW_HEADERS, document_rows, finding_rows, key_term_rows, review_rows,
+    FINDING_HEADERS, KEY_TERM_EVIDENCE_HEADERS, KEY_TERM_HEADERS, REVIEW_HEADERS, document_rows, finding_rows,
+    key_term_evidence_rows, key_term_rows, review_rows,
 )
 
 _MIN_WIDTH = 8
@@ -31,6 +34,7 @@ def write_xlsx(assessed: list[Assessed], path: Path, view: str) -> Path:
     if view == "full":
         _sheet(workbook, "Findings", FINDING_HEADERS, finding_rows(assessed))
     _sheet(workbook, "Key terms", KEY_TERM_HEADERS, key_term_rows(assessed))
+    _sheet(workbook, "Key-term evidence", KEY_TERM_EVIDENCE_HEADERS, key_term_evidence_rows(assessed))
     if view == "full":
         _sheet(workbook, "Review queue", REVIEW_HEADERS, review_rows(assessed))
     workbook.save(path)
@@ -67,3 +71,5 @@ def _put(sheet: Worksheet, row: int, column: int, value: object) -> None:
     cell = sheet.cell(row=row, column=column, value=value)
     if cell.data_type == "f":
         cell.data_type = "s"
+    if isinstance(value, date):
+        cell.number_format = "yyyy-mm-dd"
