@@ -27,7 +27,8 @@ _CUES: tuple[tuple[re.Pattern[str], float], ...] = (
     # A heading: "Governing Law.", "12.3 Applicable Law:", "CHOICE OF LAW" on its own line.
     (re.compile(r"\bgoverning\s+laws?\b|(?:^|\n|\d\s|\.\s)\s*(?:applicable|choice\s+of|controlling)\s+laws?\s*(?:[.:;\n]|and\b)",
                 re.IGNORECASE), 0.9),
-    (re.compile(r"\bgoverned\b[^.;]{0,80}?\b(?:by|in\s+accordance\s+with|under|pursuant\s+to)\s+(?:the\s+)?(?:\w+\s+)?laws?\b", re.IGNORECASE), 0.95),
+    (re.compile(r"\bgoverned\b[^.;]{0,80}?\b(?:by|in\s+accordance\s+with|under|pursuant\s+to)\s+(?:the\s+)?"
+                r"(?:\w+\s+){0,2}?laws?\b", re.IGNORECASE), 0.95),
     (re.compile(r"\b(?:construed|interpreted|enforced|controlled|applied)\b[^.;]{0,80}?"
                 r"\b(?:in\s+accordance\s+with|under|by|pursuant\s+to)\b[^.;]{0,40}?\blaws?\b", re.IGNORECASE), 0.9),
     (re.compile(r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:shall|will)\s+(?:govern|apply|be\s+applicable)", re.IGNORECASE), 0.9),

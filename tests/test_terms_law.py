@@ -1,0 +1,62 @@
+"""The governing law as a place, and the forum apart from it, on synthetic clauses."""
+from __future__ import annotations
+
+import pytest
+
+from pipelines.datamodel import PageText, document_text
+from pipelines.stages.segment import segment_document
+from pipelines.terms.law import read_governing_law
+
+PREAMBLE = ("This Supply Agreement is made between Northwind Traders LLC, a company organized under the laws of "
+            "Singapore, and Blue Harbor Inc., a corporation incorporated under the laws of the State of Texas.\n\n")
+
+
+def law(body: str):  # noqa: ANN201
+    pages = [PageText(number=1, text=PREAMBLE + body, source="plain")]
+    text, _ = document_text(pages)
+    return read_governing_law(text, segment_document(pages))
+
+
+@pytest.mark.parametrize(("clause", "place"), [
+    ("12.1 Governing Law. This Agreement shall be governed by and construed in accordance with the laws of "
+     "the State of New\nYork, without regard to its conflict of laws rules.", "New York"),
+    ("THIS AGREEMENT WILL BE GOVERNED IN ALL RESPECTS, INCLUDING VALIDITY AND EFFECT, BY THE LAWS OF THE "
+     "COMMONWEALTH OF MASSACHUSETTS.", "Massachusetts"),
+    ("This Agreement shall be exclusively governed, construed and controlled by the laws of the United States of "
+     "America and of the State of Colorado.", "Colorado"),
+    ("The relationship established hereby is governed by Colombian private law.", "Colombia"),
+    ("This Agreement shall be governed by the laws of the Province of Ontario and the federal laws of Canada "
+     "applicable therein.", "Ontario, Canada"),
+    ("This Agreement and any dispute arising from it shall be governed by the laws of England and Wales.",
+     "England and Wales"),
+])
+def test_the_law_chosen_is_read_as_a_place(clause: str, place: str):
+    value = law("1. Supply. Blue Harbor shall supply the Products.\n\n" + clause)
+    assert value is not None and value.value == place
+    assert value.evidence[0].role == "governing-law clause"
+
+
+def test_where_a_party_is_organized_is_not_the_governing_law():
+    assert law("1. Supply. Blue Harbor shall supply the Products described in Exhibit A.") is None
+
+
+def test_a_subject_matter_law_is_not_the_contracts_law():
+    value = law("Inventions are patentable as determined in accordance with the patent laws of the United "
+                "States.\n\n14. Governing Law. This Agreement shall be governed by the laws of the State of "
+                "Delaware.")
+    assert value is not None and value.value == "Delaware"
+
+
+def test_the_forum_is_kept_apart_from_the_law():
+    value = law("15. Governing Law and Venue. This Agreement shall be governed by the laws of the State of "
+                "California. Each party submits to the exclusive jurisdiction of the courts located in Santa "
+                "Clara County, California for any action arising out of this Agreement.")
+    assert value is not None and value.value == "California"
+    assert value.detail["forum"] == "Santa Clara County"
+    assert "exclusive jurisdiction" in value.detail["forum_text"]
+
+
+def test_an_arbitration_seat_is_a_forum():
+    value = law("16. Governing Law. This Agreement shall be governed by the laws of England. Any dispute shall "
+                "be finally settled by arbitration held in London under the rules of the LCIA.")
+    assert value is not None and value.value == "England" and value.detail["forum"] == "London"
