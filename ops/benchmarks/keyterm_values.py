@@ -18,6 +18,10 @@ without one where a value is shown anyway.  The text is what the product reads: 
 text layer (cached under --out), segmented by the segment stage.
 
     python ops/benchmarks/keyterm_values.py [--split validation|train] [--errors FIELD]
+    python ops/benchmarks/keyterm_values.py --report out/audit/report.json   # score an audit's report
+
+`--report` scores the key terms of a `clausemill audit` run's report.json instead (the values
+exactly as a user gets them, through the whole pipeline).
 
 Tune on the training split only.  CUAD: CC BY 4.0, The Atticus Project.
 """
@@ -80,6 +84,20 @@ def read_one(args: tuple[str, str]) -> tuple[str, dict[str, dict]]:
     text, _ = document_text(pages)
     values = read_terms(text, segment_document(pages))
     return Path(pdf).name, {f: v.to_dict() for f, v in values.items()}
+
+
+def report_values(path: Path) -> dict[str, dict[str, dict]]:
+    """Each done document's key terms from a report.json, keyed by file name."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+    values = {}
+    for doc in report["documents"]:
+        if doc.get("assessment"):
+            terms = doc["assessment"]["key_terms"]
+            values[doc["filename"]] = {
+                name: {"value": t["value"], "detail": (t.get("finding") or {}).get("detail") or {}}
+                for name, t in terms.items()
+            }
+    return values
 
 
 # --- CUAD's answers ------------------------------------------------------------------------
@@ -288,6 +306,7 @@ def main() -> None:
     parser.add_argument("--errors", metavar="FIELD", help="print each contract this field gets wrong")
     parser.add_argument("--out", type=Path, default=REPO / "out" / "keyterm_values")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--report", type=Path, help="score this report.json instead of reading the PDFs")
     args = parser.parse_args()
     if not CUAD.exists():
         sys.exit(f"CUAD is not at {CUAD}: this benchmark needs ../shared/data/cuad")
@@ -298,8 +317,12 @@ def main() -> None:
     missing = [w for w, _ in work if not Path(w).exists()]
     if missing:
         sys.exit(f"{len(missing)} PDFs of the split are missing, first {missing[0]}")
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        values = dict(pool.map(read_one, work, chunksize=4))
+    if args.report is not None:
+        values = report_values(args.report)
+        rows = [r for r in rows if r["pdf"] in values]
+    else:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            values = dict(pool.map(read_one, work, chunksize=4))
     (args.out / f"values-{args.split}.json").write_text(json.dumps(values, indent=1), encoding="utf-8")
     scores, (predicted, gold, matched) = score(rows, values, args.errors)
     precision, recall = matched / max(1, predicted), matched / max(1, gold)
