@@ -8,7 +8,9 @@ with them:
 - dates as m/d/yy ("5/8/14"); an answer with a blank part ("[]/[]/2000") is a template whose
   date is not stated, so the right value is "not stated";
 - Parties as `Name ("Short"); Name2 ("Short2")`, scored as names (F1 over all contracts);
-  collective entries ("Stryker and Conformis ("Parties")") are not parties and are dropped;
+  collective entries ("Stryker and Conformis ("Parties")") are not parties and are dropped,
+  and names match when their words, case, punctuation and corporate suffixes aside, overlap
+  by 75% (CUAD's answers hold typos: "Phamaceuticals");
 - Renewal Term and Notice Period as durations (12 months = 1 year), or "perpetual";
 - Expiration Date as a date or "perpetual";
 - Governing Law as a place ("Ontario, Canada" = "Province of Ontario, Canada").
@@ -174,26 +176,36 @@ _PARTY_WORD_RE = re.compile(r"\bpart(?:y|ies)\b", re.IGNORECASE)
 
 
 def name_key(name: str) -> tuple[str, ...]:
-    """A name folded for matching: case, punctuation and corporate suffixes do not count."""
-    words = re.sub(r"[^\w]+", " ", name.casefold().replace("’", "'").replace("'", "")).split()
+    """A name folded for matching: case, punctuation, "&" for "and" and corporate suffixes do
+    not count."""
+    folded = name.casefold().replace("’", "'").replace("'", "").replace("&", " and ")
+    words = re.sub(r"[^\w]+", " ", folded).split()
     core = [w for w in words if w not in _SUFFIXES]
     return tuple(core or words)
 
 
+# A parenthetical that names a party's short name ("("Acme")", "(the "Buyer")"), or an old name.
+_SHORT_NAME_OPENS_RE = re.compile(r"\((?=[^()]*[\"“”])|\((?=\s*(?:formerly|f/k/a|a/k/a|d/b/a)\b)", re.IGNORECASE)
+
+
 def gold_parties(answer: str) -> list[tuple[str, ...]]:
-    """The names in a Parties answer, collective entries dropped."""
+    """The names in a Parties answer.  An entry is a name up to its short-name parenthetical
+    ("Dialog Semiconductor (UK) Ltd." keeps its "(UK)"); collective entries, whose name is the
+    others' short names joined ("Stryker and Conformis ("Parties")") or "the Parties", are
+    dropped, while a party whose entry also carries the collective definition is kept."""
     entries = []
     for part in answer.split(";"):
-        part = " ".join(part.split())
+        part = " ".join(part.split()).lstrip("( ")
         if not part:
             continue
-        name = part.split("(")[0].strip(" ,")
+        opening = _SHORT_NAME_OPENS_RE.search(part)
+        name = (part[:opening.start()] if opening else part).strip(" ,")
         shorts = re.findall(r"[\"“”]([^\"“”]+)[\"“”]", part)
         entries.append((name, shorts))
     all_shorts = {name_key(s) for _, shorts in entries for s in shorts}
     names = []
-    for name, shorts in entries:
-        if not name or any(_PARTY_WORD_RE.search(s) for s in shorts):
+    for name, _ in entries:
+        if not name or _PARTY_WORD_RE.search(name):
             continue
         pieces = [name_key(p) for p in re.split(r",|\band\b|&", name) if p.strip()]
         if len(pieces) > 1 and all(p in all_shorts for p in pieces):

@@ -1,31 +1,129 @@
-"""The parties as structured values: each one's legal name, short names, role and jurisdiction."""
+"""The parties as structured values: each one's legal name, short names, role and jurisdiction.
+
+The preamble says who the parties are and what they are called; the signature blocks say it
+again.  Each party is read where the preamble defines it, spellings of one party found twice
+(a cover page and the preamble, "ACME CORP." and "Acme Corp.") are merged, and a signature
+block that names a preamble party corroborates it.  A document without a preamble party list
+(an order form, a joinder) is read from its labelled blocks or its signature blocks alone.
+"""
 from __future__ import annotations
 
-from pipelines.rules.parties import cover_names, labelled_parties, preamble_parties, signature_names
+import re
+
+from pipelines.terms.party_mentions import (
+    Mention,
+    preamble_mentions,
+    signature_mentions,
+)
+from pipelines.terms.party_names import (
+    has_corporate_suffix,
+    has_personal_marker,
+    looks_like_person,
+    name_key,
+    role_of,
+    same_party,
+)
 from pipelines.terms.value import Quote, TermValue
 
 FIELD = "Parties"
-
-
-def _clean(name: str) -> str:
-    return " ".join(name.split())
+# Roles only a person plays: an "Employee" without a corporate name is an individual.
+PERSON_ROLES = frozenset({"Employee", "Executive", "Consultant", "Talent", "Celebrity", "Athlete",
+                          "Endorser", "Professional"})
+# A preamble that leaves some parties to the signature page.
+_SIGNATURE_PAGE_RE = re.compile(r"(?i)signature\s+pages?\b")
+SOURCE_ROLES = {"preamble": "preamble", "label": "definition", "signature block": "signature block"}
 
 
 def read_parties(text: str) -> TermValue | None:
-    parties: list[dict] = []
-    evidence: list[Quote] = []
-    for party in preamble_parties(text) or labelled_parties(text):
-        name = _clean(text[party.name_start:party.name_end])
-        shorts = [_clean(text[s.start:s.end]) for s in party.short_names]
-        parties.append({"name": name, "short_names": shorts, "role": None, "jurisdiction": None})
-        evidence.append(Quote(party.name_start, party.end, "preamble"))
-    if not parties:
-        for start, end in cover_names(text) or signature_names(text):
-            parties.append({"name": _clean(text[start:end]), "short_names": [], "role": None, "jurisdiction": None})
-            evidence.append(Quote(start, end, "name"))
+    """The contract's parties, or None when no name can be found."""
+    defined = _merge_spellings(preamble_mentions(text))
+    signed = _merge_spellings(signature_mentions(text))
+    unmatched = [s for s in signed if not any(_names_same_party(m, s) for m in defined)]
+    parties = defined + _signers_to_add(text, defined, unmatched)
     if not parties:
         return None
-    return TermValue(FIELD, format_parties(parties), 0.8, tuple(evidence), {"parties": parties})
+    evidence = [Quote(m.start, m.clause_end or m.end, SOURCE_ROLES[m.source]) for m in parties]
+    if defined:
+        evidence += [Quote(s.start, s.end, "signature block") for s in signed if s not in unmatched]
+    corroborated = sum(any(_names_same_party(m, s) for s in signed) for m in defined)
+    suffixed = [has_corporate_suffix(m.name) for m in parties]
+    values = [_party_value(m, any(suffixed[:i] + suffixed[i + 1:])) for i, m in enumerate(parties)]
+    return TermValue(FIELD, format_parties(values), _confidence(defined, corroborated), tuple(evidence),
+                     {"parties": values})
+
+
+def _signers_to_add(text: str, defined: list[Mention], unmatched: list[Mention]) -> list[Mention]:
+    """Signature-block names the preamble does not define that are parties all the same.
+
+    Without a preamble they are all there is; a preamble that leaves parties to "the persons
+    set forth on the signature page" wants them all; a preamble naming one party leaves the
+    other side to the signatures.  Otherwise a signature block's extra names are guarantors,
+    acknowledging affiliates or an exhibit's signatories, and stay out.
+    """
+    if not defined:
+        return unmatched
+    if _SIGNATURE_PAGE_RE.search(text, defined[0].start, defined[-1].clause_end + 300):
+        return unmatched
+    return unmatched[:1] if len(defined) == 1 else []
+
+
+def _merge_spellings(mentions: list[Mention]) -> list[Mention]:
+    """One mention per party: a later spelling of a party adds its short names to the first.
+
+    A name with a corporate suffix and one without are kept apart: "Kathy Ireland, Inc." and
+    "Kathy Ireland" are a company and the person it furnishes.
+    """
+    merged: list[Mention] = []
+    for mention in mentions:
+        same = next((m for m in merged if same_party(m.name, mention.name)
+                     and has_corporate_suffix(m.name) == has_corporate_suffix(mention.name)), None)
+        if same is None:
+            merged.append(mention)
+            continue
+        same.short_names += [s for s in mention.short_names if s not in same.short_names]
+        same.jurisdiction = same.jurisdiction or mention.jurisdiction
+        if same.name.isupper() and not mention.name.isupper():
+            same.name = mention.name  # the preamble's mixed case reads better than a cover's capitals
+    return merged
+
+
+def _names_same_party(defined: Mention, signed: Mention) -> bool:
+    """A signature block names a party by its legal name or by its short name ("ACME")."""
+    if same_party(defined.name, signed.name):
+        return True
+    signed_key = name_key(signed.name)
+    return any(name_key(short) == signed_key for short in defined.short_names)
+
+
+def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
+    """The party as reports store it.
+
+    A person-shaped name is an individual when something says so: "an individual", a role only
+    people play, a title or initial, or a drafter who gave the other parties their suffixes
+    ("Acme Inc. and John Smith") or set them out by label.
+    """
+    role = role_of(mention.short_names)
+    evidence = (mention.individual_hint or role in PERSON_ROLES or has_personal_marker(mention.name)
+                or suffixed_peer or mention.source == "label")
+    individual = looks_like_person(mention.name) and evidence
+    return {
+        "name": mention.name,
+        "short_names": list(mention.short_names),
+        "role": role,
+        "jurisdiction": mention.jurisdiction,
+        "kind": "individual" if individual else "organisation",
+    }
+
+
+def _confidence(defined: list[Mention], corroborated: int) -> float:
+    """Preamble definitions are the strongest reading, signature blocks that agree make it surer,
+    and a reading from signature blocks alone is a guess at who signed, not who is bound."""
+    if not defined:
+        return 0.5
+    base = 0.6 if all(m.short_names for m in defined) else 0.5
+    if defined[0].source == "label":
+        base -= 0.05
+    return round(min(0.95, base + 0.35 * corroborated / len(defined)), 2)
 
 
 def format_parties(parties: list[dict]) -> str:

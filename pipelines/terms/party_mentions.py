@@ -1,0 +1,352 @@
+"""Where a contract names its parties: the preamble's party list, labelled blocks, signature blocks.
+
+The preamble is parsed from one short-name definition to the next ('between Acme Corp., a
+Delaware corporation ("Acme"), and Beta LLC (the "Supplier")'): each definition closes a party,
+and the stretch before it holds the name and its description.  A preamble without definitions
+("between Acme Inc. and Beta LLC") is split at its separators instead.  Signature blocks name the
+parties again ("ACME CORP.\\n\\nBy: ____", "For and on behalf of\\nBeta Ltd"), which both
+corroborates the preamble and stands in for it when a document has none.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from pipelines.rules.parties import labelled_parties
+from pipelines.terms.party_names import (
+    ROLE_WORDS,
+    clean_name,
+    has_corporate_suffix,
+    is_organisation,
+    jurisdiction_in,
+    trade_name_in,
+)
+
+HEAD_CHARS = 8000  # the preamble starts on the first pages, after legends and a contents list
+PREAMBLE_CHARS = 2500
+UNDEFINED_LIST_CHARS = 700  # a party list without definitions is short; past it lies the body
+MAX_INTROS = 8
+SIGNATURE_CHARS = 20000  # signature pages, not the exhibits' forms after them
+
+
+@dataclass
+class Mention:
+    """One party as one place in the document names it."""
+
+    name: str
+    start: int
+    end: int
+    source: str  # "preamble", "label", "signature block"
+    short_names: list[str] = field(default_factory=list)
+    clause_end: int = 0  # end of the definition (or the name, without one)
+    jurisdiction: str | None = None
+    individual_hint: bool = False
+
+
+_INTRO_RE = re.compile(
+    r"\b(?:by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
+    r"made\s+by(?!\s+and\b)|executed\s+by|"
+    r"(?:made|entered\s+into)\s+(?:as\s+of|on|this)\s+[^.()\"“]{3,60}?\bby(?!\s+and\b))\b\s*:?"
+    r"|^[ \t]*(?-i:PARTIES|Parties)[ \t]*:?[ \t]*$"  # a "PARTIES" heading over a numbered list
+    r"|(?-i:B\s?E\s?T\s?W\s?E\s?E\s?N)\s*:",  # "B E T W E E N:"
+    re.IGNORECASE | re.MULTILINE,
+)
+_PREAMBLE_END_RE = re.compile(
+    r"\b(?:WHEREAS|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|RECITALS?|BACKGROUND|PREAMBLE|NOW,?\s+THEREFORE|"
+    r"IT\s+IS\s+(?:HEREBY\s+)?AGREED|Recitals|Whereas|Background|In\s+consideration|agree\s+as\s+follows)\b"
+    r"|\.[\"”’]?\s+(?=[A-Z])"  # a candidate sentence end, checked by _ends_sentence
+)
+# Words a full stop after which does not end the sentence.
+_ABBREVIATIONS = {
+    "inc", "ltd", "co", "corp", "no", "mr", "ms", "mrs", "dr", "st", "jr", "sr", "ave", "blvd", "rd",
+    "ste", "bros", "etc", "l.p", "n.a", "s.a", "b.v", "n.v", "u.s", "p.o", "pty", "pte", "plc", "llc",
+    "ft", "mt", "fl", "bldg", "dept", "ltda",
+}
+_LAST_WORD_RE = re.compile(r"[\w.]+$")
+_INITIALS_RE = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")  # "U.S.A", "N.V"
+_PAREN_RE = re.compile(r"[()]")
+_QUOTED_RE = re.compile(r"[\"“”ʺ]\s*([^\"“”ʺ\n]{1,60}?(?:\n[^\"“”ʺ\n]{1,30}?)?)\s*[\"“”ʺ]")  # may wrap once
+_SINGLE_QUOTED_RE = re.compile(r"(?:‘‘|''|[‘'])\s*([^‘’'\"“”\n]{1,60}?)\s*(?:’’|''|[’'\"”])")
+# A definition whose closing quote was dropped: ("Celebrity).
+_UNCLOSED_QUOTE_RE = re.compile(r"^\s*(?:the\s+)?[\"“]\s*([A-Z][^\"“”\n]{0,40}?)\s*$")
+_HEREINAFTER_RE = re.compile(
+    r"\b(?:hereinafter|hereafter)\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
+    r"[\"“”‘]\s*([^\"“”’\n]{1,60}?)\s*[\"“”’]",
+    re.IGNORECASE,
+)
+# A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and".
+_BARE_SHORT_RE = re.compile(r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$))")
+# Short names that are not a party: the agreement, dates, the parties collectively.
+_NOT_A_PARTY_RE = re.compile(
+    r"(?i)\b(?:agreement|amendment|addendum|date|part(?:y|ies)|term|territory|products?|services?|"
+    r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
+    r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?)\b"
+)
+# Inside a definition, what introduces a combined short name ("and together with Seller, "Arizona"").
+_COMBINED_RE = re.compile(r"(?i)\b(?:together|collectively|jointly|each|both|individually)\b")
+# Where one party of a list ends and the next begins (U+037E, the Greek question mark, is the
+# semicolon some PDFs hold).
+_STRONG_SEPARATOR_RE = re.compile(
+    r"[,;\u037e)]\s*and\b|[;\u037e]|\n\s*\n|\bAND\s*:|\(\s*(?:\d{1,2}|[a-h]|[ivx]{1,4})\s*\)|[ \t]{3,}", re.IGNORECASE
+)
+_AND_RE = re.compile(r"\band\b", re.IGNORECASE)  # not "&": "Bruyette & Woods, Inc." is one name
+_LAST_RESORT_RE = re.compile(r",|\bof\b")
+# The capitalised words right before a definition: "to retain Gianluca Rotino ("Consultant")".
+_CAPITALISED_RUN_RE = re.compile(r"(?:[A-Z][\w.&'’\-]*,?\s+(?:(?:of|the|de|&)\s+)?)*[A-Z][\w.&'’\-]*,?\s*\Z")
+_LIST_SEPARATOR_RE = re.compile(
+    r";|\n\s*\n|\bAND\s*:|\(\s*(?:\d{1,2}|[a-h])\s*\)|,?\s+and\s+|--\s*AND\s*--", re.IGNORECASE
+)
+_INDIVIDUAL_RE = re.compile(r"(?i)\ban\s+individual\b|\bresiding\b|\bresident\s+of\b|\bin\s+(?:his|her)\s")
+
+
+# --- the preamble ----------------------------------------------------------------------------
+
+def preamble_mentions(text: str) -> list[Mention]:
+    """The parties of the best party list among the head's "between"s.
+
+    A "between" can belong to a cover page, a contents list or a recital, so each of the first
+    few is parsed: the first list defining two parties wins, else the list with the most
+    parties (the earliest on a tie).
+    """
+    best: list[Mention] = []
+    best_score = 0
+    for intro in list(_INTRO_RE.finditer(text, 0, min(len(text), HEAD_CHARS)))[:MAX_INTROS]:
+        mentions = _party_list(text, intro.end(), laid_out=intro.group().rstrip().endswith(":"))
+        if sum(bool(m.short_names) for m in mentions) >= 2:
+            return mentions
+        score = sum(2 if m.short_names else 1 for m in mentions)
+        if score > best_score:
+            best, best_score = mentions, score
+    # Some preambles have no "between": "Acme Inc. ("Acme") and Beta B.V. ("Beta") agree ...".
+    return best or labelled_mentions(text) or [m for m in _party_list(text, 0) if m.short_names]
+
+
+def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
+    """The parties listed from `start` to the preamble's end, one per short-name definition.
+
+    A definition with no name before it adds to the previous party ('("Roche US"; ...
+    "Roche")'), unless it names parties together ("collectively, "Content Provider"").  A list
+    laid out under "BETWEEN:" holds addresses whose full stops end no sentence.
+    """
+    end = _preamble_end(text, start, sentences=not laid_out)
+    definitions = _definitions(text, start, end)
+    if not definitions:
+        return _undefined_list(text, start, min(end, start + UNDEFINED_LIST_CHARS))
+    mentions: list[Mention] = []
+    cursor = start
+    for d_start, d_end, shorts in definitions:
+        restart = [m.end() for m in _INTRO_RE.finditer(text, cursor, d_start)]
+        cursor = restart[-1] if restart else cursor  # a cover page's "Between" before the preamble's
+        mention = _mention_before(text, cursor, d_start)
+        if mention is not None:
+            mention.short_names, mention.clause_end = shorts, d_end
+            mentions.append(mention)
+        elif mentions and d_start - mentions[-1].clause_end < 80 and not _COMBINED_RE.search(text, d_start, d_end):
+            mentions[-1].short_names += [s for s in shorts if s not in mentions[-1].short_names]
+            mentions[-1].clause_end = d_end
+        cursor = d_end
+    trailing = _mention_before(text, cursor, end, named_only=True)
+    if trailing is not None and mentions:
+        mentions.append(trailing)
+    return mentions
+
+
+def _preamble_end(text: str, start: int, sentences: bool = True) -> int:
+    limit = min(len(text), start + PREAMBLE_CHARS)
+    for m in _PREAMBLE_END_RE.finditer(text, start, limit):
+        if not m.group().startswith("."):
+            return m.start()
+        if sentences and _ends_sentence(text, start, m.start()):
+            return m.start()
+    return limit
+
+
+def _ends_sentence(text: str, start: int, dot: int) -> bool:
+    """A full stop ends the sentence unless it closes an abbreviation or sits inside brackets."""
+    word = _LAST_WORD_RE.search(text, max(start, dot - 12), dot)
+    if word and (word.group().lower().rstrip(".") in _ABBREVIATIONS or len(word.group()) == 1
+                 or _INITIALS_RE.fullmatch(word.group())):
+        return False
+    depth = sum(1 if p.group() == "(" else -1 for p in _PAREN_RE.finditer(text, start, dot))
+    return depth <= 0
+
+
+def _definitions(text: str, start: int, end: int) -> list[tuple[int, int, list[str]]]:
+    """Each short-name definition between start and end: its span and the party's short names."""
+    found = []
+    for p_start, p_end in _top_level_parentheses(text, start, end):
+        inner = text[p_start + 1:p_end - 1]
+        shorts = _quoted_shorts(inner)
+        if shorts is None:
+            bare = _BARE_SHORT_RE.match(text, p_start, min(len(text), p_end + 6))
+            shorts = [bare.group(1)] if bare and not is_organisation(bare.group(1)) else None
+        if shorts:
+            found.append((p_start, p_end, shorts))
+    for m in _HEREINAFTER_RE.finditer(text, start, end):
+        if not any(s <= m.start() < e for s, e, _ in found) and not _NOT_A_PARTY_RE.search(m.group(1)):
+            found.append((m.start(), m.end(), [m.group(1)]))
+    return sorted(found)
+
+
+def _top_level_parentheses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    spans, depth, opened = [], 0, start
+    for p in _PAREN_RE.finditer(text, start, end):
+        if p.group() == "(":
+            if depth == 0:
+                opened = p.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((opened, p.end()))
+    return spans
+
+
+def _quoted_shorts(inner: str) -> list[str] | None:
+    """The party's own short names in a definition; None when it defines none at all.
+
+    A combined name defined in the same breath ('"Licensing" and together with Seller,
+    "Arizona"') names several parties, and "Party"/"Agreement" name no party, so both are left
+    out; a definition of only those returns [] (it is a definition, but of no party).
+    """
+    matches = (list(_QUOTED_RE.finditer(inner)) or list(_SINGLE_QUOTED_RE.finditer(inner))
+               or list(_UNCLOSED_QUOTE_RE.finditer(inner)))
+    if not matches:
+        return None
+    shorts = []
+    for m in matches:
+        short = " ".join(m.group(1).strip(" ,.;").split())
+        if _COMBINED_RE.search(inner, 0, m.start()) and shorts:
+            break
+        if short and short[0].isalpha() and not _NOT_A_PARTY_RE.search(short) and short not in shorts:
+            shorts.append(short)
+    return shorts
+
+
+def _mention_before(text: str, start: int, end: int, named_only: bool = False) -> Mention | None:
+    """The party whose definition starts at `end`, named in text[start:end].
+
+    The stretch may open with the end of the previous party's description, so the name is
+    sought first at the start, then after each strong separator or bare "and" (the nearest
+    first), then after each comma or "of" ("professional golfer, TOM WATSON", "furnishing the
+    services of Kathy Ireland").  With `named_only` (the stretch after the last definition) a
+    name needs a corporate suffix or "an individual": anything else is the body's first words.
+    """
+    candidates = [start]
+    for separators in (_STRONG_SEPARATOR_RE, _AND_RE):
+        candidates += reversed([m.end() for m in separators.finditer(text, start, end)])
+    candidates += [m.end() for m in _LAST_RESORT_RE.finditer(text, start, end)]
+    run = _CAPITALISED_RUN_RE.search(text, start, end)
+    candidates += [run.start()] if run else []
+    for candidate in candidates:
+        name = clean_name(text[candidate:end])
+        if name is None:
+            continue
+        name_start, name_end = _locate(text, candidate, end, name)
+        description = text[name_end:end]
+        trade_name = trade_name_in(description)
+        if trade_name and "d/b/a" not in name.lower():
+            name = f"{name} d/b/a {trade_name}"
+        individual = bool(_INDIVIDUAL_RE.search(description))
+        if named_only and not (has_corporate_suffix(name) or individual):
+            continue
+        return Mention(name, name_start, name_end, "preamble", clause_end=name_end,
+                       jurisdiction=jurisdiction_in(description), individual_hint=individual)
+    return None
+
+
+def _undefined_list(text: str, start: int, end: int) -> list[Mention]:
+    """Parties named without short names ("between Acme Inc. and Beta LLC"): one per segment."""
+    mentions = []
+    bounds = [start] + [m.end() for m in _LIST_SEPARATOR_RE.finditer(text, start, end)] + [end]
+    for seg_start, seg_end in pairwise(bounds):
+        mention = _mention_before(text, seg_start, seg_end)
+        if mention is None or not (has_corporate_suffix(mention.name) or mention.individual_hint):
+            continue
+        if not any(m.name == mention.name for m in mentions):
+            mentions.append(mention)
+    return mentions if any(has_corporate_suffix(m.name) for m in mentions) else []
+
+
+def _locate(text: str, start: int, end: int, name: str) -> tuple[int, int]:
+    """Where the cleaned name lies in the raw text (its words, whatever whitespace between)."""
+    pattern = r"\s+".join(re.escape(w) for w in name.split())
+    m = re.search(pattern, text[start:end])
+    return (start + m.start(), start + m.end()) if m else (start, end)
+
+
+# --- labels and signature blocks -------------------------------------------------------------
+
+_ROLE_LABEL = "|".join(sorted((re.escape(w) for w in ROLE_WORDS), key=len, reverse=True))
+# "Company: Acme Inc." or "RECIPIENT:\nJohn Smith" at the start of a line.
+_ROLE_LABEL_RE = re.compile(
+    rf"(?im)^[ \t]*(?:the\s+)?(?P<label>{_ROLE_LABEL})(?:[ \t]+name)?[ \t]*:[ \t]*\n?[ \t]*(?P<name>[^\n]{{2,100}})$"
+)
+# "LICENSEE: Beta LLC" on a signature line.
+_LABEL_PREFIX_RE = re.compile(rf"(?i)\s*(?:the\s+)?(?:{_ROLE_LABEL})\s*:\s*")
+# "For and on behalf of\nBeta Ltd" (British signature blocks).
+_ON_BEHALF_RE = re.compile(r"(?i)\b(?:for\s+and\s+)?on\s+behalf\s+of\s*:?[ \t]*\n?\s*(?P<name>[^\n]{2,100})")
+# A name on the line above "By:" (blank or rule lines between).
+_ABOVE_BY_RE = re.compile(
+    r"(?m)^[ \t]*(?P<name>[^\n]{2,100}?)[ \t]*\n(?:[ \t]*(?:[-_=]{3,})?[ \t]*\n){0,3}[ \t]*(?:By|BY|Per|PER)\b[ \t]*[:_.]"
+)
+_WITNESS_WORDS = {"ATTEST", "WITNESS", "ACCEPTED", "AGREED", "APPROVED"}
+_WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF|In\s+Witness\s+Whereof|EXECUTED\s+(?:as|by)|SIGNATURES?\b")
+
+
+def labelled_mentions(text: str) -> list[Mention]:
+    """Parties set out by label: "Party A: Acme Co., Ltd." (the rules' reading) or "Company: ..."."""
+    mentions = [
+        Mention(name, p.name_start, p.name_end, "label", [text[s.start:s.end] for s in p.short_names], p.end)
+        for p in labelled_parties(text)
+        if (name := clean_name(text[p.name_start:p.name_end])) is not None
+    ]
+    if mentions:
+        return mentions
+    for m in _ROLE_LABEL_RE.finditer(text, 0, min(len(text), HEAD_CHARS)):
+        name = clean_name(m.group("name"))
+        if name is not None and not any(x.name == name for x in mentions):
+            start, end = _locate(text, m.start("name"), m.end("name"), name)
+            mentions.append(Mention(name, start, end, "label", [m.group("label")], end))
+    return mentions
+
+
+def _without_short_prefix(line: str) -> str:
+    """A signature line's name without the short name or role set before it.
+
+    Blocks are headed "DCL DAIRY CREST LIMITED", "SEV SEV GROUP LIMITED", "SHIPPER ECOPETROL
+    S.A." or "ATTEST KIOSK CONCEPTS, INC.": a first word that is the next word again, the
+    initials of the rest, a role, or the witness's line.
+    """
+    words = line.split()
+    if len(words) < 3 or not line.isupper():
+        return line
+    initials = "".join(w[0] for w in words[1:] if w[0].isalpha())
+    first = words[0].strip(":,")
+    if (first == words[1] or initials.startswith(first) or first.lower() in ROLE_WORDS
+            or first in _WITNESS_WORDS):
+        return " ".join(words[1:])
+    return line
+
+
+def signature_mentions(text: str) -> list[Mention]:
+    """Organisations named in the signature blocks: after the last "IN WITNESS WHEREOF", or in
+    the second half of a document without one (the first half's labels are not signatures)."""
+    witness = list(_WITNESS_RE.finditer(text))
+    start = witness[-1].start() if witness else len(text) // 2
+    end = min(len(text), start + SIGNATURE_CHARS)
+    found: list[Mention] = []
+    for pattern in (_ON_BEHALF_RE, _ABOVE_BY_RE, _ROLE_LABEL_RE):
+        for m in pattern.finditer(text, start, end):
+            raw = m.group("name")
+            label = _LABEL_PREFIX_RE.match(raw)
+            raw = raw[label.end():] if label else raw
+            name = clean_name(_without_short_prefix(raw))
+            # "For and on behalf of" names a party; a line above "By:" may be a heading.
+            if name is None or any(x.name == name for x in found) or (
+                    pattern is not _ON_BEHALF_RE and not is_organisation(name)):
+                continue
+            n_start, n_end = _locate(text, m.start("name"), m.end("name"), name)
+            found.append(Mention(name, n_start, n_end, "signature block", clause_end=n_end))
+    return sorted(found, key=lambda x: x.start)
