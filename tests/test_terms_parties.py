@@ -21,9 +21,9 @@ def test_preamble_with_two_companies_reads_names_roles_and_jurisdictions():
     assert value is not None
     assert value.value == 'Northwind Robotics, Inc. ("Licensor"); Bluefin Analytics Limited ("Licensee")'
     assert value.detail["parties"] == [
-        {"name": "Northwind Robotics, Inc.", "short_names": ["Licensor"], "role": "Licensor",
+        {"name": "Northwind Robotics, Inc.", "trade_name": None, "short_names": ["Licensor"], "role": "Licensor",
          "jurisdiction": "Delaware", "kind": "organisation"},
-        {"name": "Bluefin Analytics Limited", "short_names": ["Licensee"], "role": "Licensee",
+        {"name": "Bluefin Analytics Limited", "trade_name": None, "short_names": ["Licensee"], "role": "Licensee",
          "jurisdiction": "England and Wales", "kind": "organisation"},
     ]
     assert [q.role for q in value.evidence] == ["preamble", "preamble"]
@@ -40,8 +40,15 @@ def test_an_individual_party_is_an_individual():
     company, consultant = _parties(text)
     assert (company["name"], company["jurisdiction"], company["kind"]) == (
         "Quarry Peak LLC", "Cayman Islands", "organisation")
-    assert consultant == {"name": "Jane Q. Marlow", "short_names": ["Consultant"], "role": "Consultant",
+    assert consultant == {"name": "Jane Q. Marlow", "trade_name": None, "short_names": ["Consultant"], "role": "Consultant",
                           "jurisdiction": None, "kind": "individual"}
+
+
+def test_a_trade_name_is_kept_beside_the_legal_name():
+    text = ('This Distribution Agreement is made between Harbor Music, Inc. d/b/a Harbor Records, a New York '
+            'corporation ("Harbor"), and Lantern Sound LLC ("Distributor").\n\n1. Appointment.')
+    harbor, _ = _parties(text)
+    assert (harbor["name"], harbor["trade_name"]) == ("Harbor Music, Inc.", "Harbor Records")
 
 
 def test_nda_without_short_names():

@@ -185,12 +185,14 @@ def name_key(name: str) -> tuple[str, ...]:
 
 
 # A parenthetical that names a party's short name ("("Acme")", "(the "Buyer")"), or an old name.
-_SHORT_NAME_OPENS_RE = re.compile(r"\((?=[^()]*[\"“”])|\((?=\s*(?:formerly|f/k/a|a/k/a|d/b/a)\b)", re.IGNORECASE)
+_SHORT_NAME_OPENS_RE = re.compile(
+    r"\((?=[^()]*[\"“”])|\((?=\s*(?:formerly|f/k/a|a/k/a|d/b/a)\b)|,?\s+(?:d/b/a|dba|doing business as)\s", re.IGNORECASE)
 
 
 def gold_parties(answer: str) -> list[tuple[str, ...]]:
-    """The names in a Parties answer.  An entry is a name up to its short-name parenthetical
-    ("Dialog Semiconductor (UK) Ltd." keeps its "(UK)"); collective entries, whose name is the
+    """The names in a Parties answer.  An entry is a legal name up to its short-name
+    parenthetical or trade name ("Dialog Semiconductor (UK) Ltd." keeps its "(UK)"; "Time
+    Life, Inc. d/b/a Time Life Music" is Time Life, Inc.); collective entries, whose name is the
     others' short names joined ("Stryker and Conformis ("Parties")") or "the Parties", are
     dropped, while a party whose entry also carries the collective definition is kept."""
     entries = []

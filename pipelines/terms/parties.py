@@ -106,13 +106,28 @@ def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
     evidence = (mention.individual_hint or role in PERSON_ROLES or has_personal_marker(mention.name)
                 or suffixed_peer or mention.source == "label")
     individual = looks_like_person(mention.name) and evidence
+    legal, trade = _legal_and_trade_name(mention.name)
     return {
-        "name": mention.name,
+        "name": legal,
+        "trade_name": trade,
         "short_names": list(mention.short_names),
         "role": role,
         "jurisdiction": mention.jurisdiction,
         "kind": "individual" if individual else "organisation",
     }
+
+
+# "d/b/a", "doing business as", "trading as": a trade name follows the legal name.
+_TRADE_NAME_MARK_RE = re.compile(r"(?i)\s*,?\s*(?<!\w)(?:d/b/a|dba|doing\s+business\s+as|t/a|trading\s+as)(?!\w)\s*")
+
+
+def _legal_and_trade_name(name: str) -> tuple[str, str | None]:
+    """'Time Life, Inc. d/b/a Time Life Music' -> ('Time Life, Inc.', 'Time Life Music'): the
+    legal name is who is bound; the trade name is what people call it, kept beside it."""
+    m = _TRADE_NAME_MARK_RE.search(name)
+    if m is None or m.start() == 0:
+        return name, None
+    return name[:m.start()].rstrip(" ,"), name[m.end():].strip() or None
 
 
 def _confidence(defined: list[Mention], corroborated: int) -> float:
