@@ -166,32 +166,30 @@ def test_a_missed_night_runs_once_when_the_scheduler_starts_and_older_ones_are_n
 def expected_deadline(contract: SyntheticContract, as_of: date) -> tuple[str, date] | None:
     """The deadline as the contract's own terms give it, computed from the generator's values."""
     end = contract.expiration_date
-    if contract.notice_days:
-        while end - timedelta(days=contract.notice_days) < as_of:
-            end = end.replace(year=end.year + contract.renewal.term_years)  # type: ignore[union-attr]
-        kind, due = "renewal-notice", end - timedelta(days=contract.notice_days)
-    else:
-        if end < as_of:
-            return None
-        kind, due = "term-end", end
+    lead = timedelta(days=contract.notice_days or 0)
+    while end - lead < as_of:
+        if contract.renewal is None or not contract.renewal.automatic:
+            return None  # ended, and it does not renew by itself
+        end = end.replace(year=end.year + contract.renewal.term_years)
+    kind, due = ("renewal-notice" if contract.notice_days else "term-end"), end - lead
     return (kind, due) if (due - as_of).days <= 90 else None
 
 
 def assess_txt(contract: SyntheticContract, folder: Path) -> tuple[DocumentResult, DocumentAssessment]:
     """The contract as a .txt file, read and assessed by the pipeline's own stages."""
-    from pipelines.rules import analyse_segments
     from pipelines.stages.extract import extract_text_layer
     from pipelines.stages.segment import segment_document
+    from pipelines.steps import rules_analyser
 
     path = folder / f"contract-{contract.seed}.txt"
     write_txt(contract, path)
     pages = extract_text_layer(path, "txt")
     text = "\n\n".join(p.text for p in pages)
-    assessment = aggregate_document(analyse_segments(text, segment_document(pages)), load_playbook(None), len(pages))
+    assessment = aggregate_document(rules_analyser(text, segment_document(pages)), load_playbook(None), len(pages))
     terms = assessment.key_terms
     assert terms["Expiration Date"].value == contract.expiration_date.isoformat(), f"seed {contract.seed}: rules misread the expiry"
     if contract.notice_days:
-        assert terms["Notice Period To Terminate Renewal"].value == f"{contract.notice_days} days", contract.seed
+        assert terms["Notice Period To Terminate Renewal"].value == f"P{contract.notice_days}D", contract.seed
     document = DocumentResult(id=contract.seed, filename=path.name, path=str(path), status=DocumentStatus.DONE)
     return document, assessment
 

@@ -221,3 +221,101 @@ def add_duration(iso: str, amount: int, unit: str) -> str:
         "days": relativedelta(days=amount),
     }[unit]
     return (start + step).isoformat()
+
+
+# --- dates written loosely or in words ------------------------------------------------------
+
+# "two thousand and five", "nineteen hundred and ninety-eight", "nineteen ninety-eight".
+_YEAR_WORDS = (
+    rf"(?:two\s+thousand(?:\s+and)?(?:[\s-]+{_WORDS})?|nineteen[\s-]+hundred(?:\s+and)?[\s-]+{_WORDS}|"
+    rf"nineteen[\s-]+(?:{'|'.join(_TENS)})(?:[\s-]+(?:{'|'.join(k for k in _UNITS if _UNITS[k] < 10)}))?)"
+)
+WORD_DATE_RE = re.compile(
+    # the first day of March, two thousand and five / 1st day of March in the year two thousand five
+    rf"(?P<day>{_DAY})\s+day\s+of\s+(?P<month>{_MONTH})\s*,?\s*(?:in\s+the\s+year\s+(?:of\s+our\s+lord\s+)?)?"
+    rf"(?P<year>{_YEAR_WORDS})\b",
+    re.IGNORECASE,
+)
+# Punctuation a typist or a text layer put inside a date: "16 day of August. 2012",
+# "04th, August, 2019", "31 December,\n ----- \n1996" (underlining drawn with hyphens).
+_GAP = r"(?:[\s,.]++|-{3,}+){0,6}+"  # possessive: runs of hyphens must not backtrack
+LOOSE_DATE_RE = re.compile(
+    rf"(?P<day>\(?[0-3]?\d(?:\s?(?:st|nd|rd|th))?\)?|{_ORDINAL}){_GAP}(?:(?:day\s+)?of{_GAP})?"
+    rf"(?P<month>{_MONTH}){_GAP}(?P<year>{_YEAR})"
+    rf"|(?P<month2>{_MONTH})\s+(?P<day2>[0-3]?\d(?:st|nd|rd|th)?){_GAP}(?P<year2>{_YEAR})",
+    re.IGNORECASE,
+)
+
+
+def year_from_words(words: str) -> int | None:
+    """'two thousand and five' -> 2005, 'nineteen ninety-eight' -> 1998; None if not a year."""
+    words = words.lower()
+    m = re.match(r"(two\s+thousand|nineteen[\s-]+hundred|nineteen)(?:\s+and)?[\s-]*(.*)$", words)
+    if not m:
+        return None
+    base = 2000 if m.group(1).startswith("two") else 1900
+    rest = m.group(2).strip()
+    if not rest:
+        return base if base == 2000 else None
+    number = words_to_number(rest)
+    return base + number if number is not None and number < 100 else None
+
+
+def _loose_mention(text: str, m: re.Match[str]) -> DateMention | None:
+    g = m.groupdict()
+    if g["month"]:
+        day, month, year = _day_number(g["day"]), _month_number(g["month"]), int(g["year"])
+    else:
+        day, month, year = _day_number(g["day2"]), _month_number(g["month2"]), int(g["year2"])
+    iso = _iso(year, month, day)
+    return DateMention(m.start(), m.end(), m.group(), iso) if iso else None
+
+
+def find_written_dates(text: str, start: int = 0, end: int | None = None) -> list[DateMention]:
+    """Every date in text[start:end] as `find_dates` reads them, plus those written in words
+    ("the first day of March, two thousand and five") or with stray punctuation ("as of1 August
+    2019", "16 day of August. 2012"), which contracts and their text layers also produce."""
+    end = len(text) if end is None else end
+    found = find_dates(text, start, end)
+    for window_start, window_end in _month_windows(text, start, end):
+        for m in WORD_DATE_RE.finditer(text, window_start, window_end):
+            year = year_from_words(m.group("year"))
+            iso = _iso(year, _month_number(m.group("month")), _day_number(m.group("day"))) if year else None
+            if iso:
+                found.append(DateMention(m.start(), m.end(), m.group(), iso))
+        for m in LOOSE_DATE_RE.finditer(text, window_start, window_end):
+            if m.start() > 0 and text[m.start() - 1].isdigit():
+                continue
+            mention = _loose_mention(text, m)
+            if mention:
+                found.append(mention)
+    return _without_overlaps(found)
+
+
+_MONTH_NAME_RE = re.compile(rf"\b{_MONTH}(?![a-z])", re.IGNORECASE)
+MONTH_WINDOW_CHARS = 120  # a written date reaches this far around its month's name
+
+
+def _month_windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Stretches of text[start:end] around month names, merged: the word and loose date patterns
+    are slow to try at every position of a long document, and every such date names its month."""
+    windows: list[tuple[int, int]] = []
+    for m in _MONTH_NAME_RE.finditer(text, start, end):
+        lo, hi = max(start, m.start() - MONTH_WINDOW_CHARS), min(end, m.end() + MONTH_WINDOW_CHARS)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+    return windows
+
+
+def _without_overlaps(mentions: list[DateMention]) -> list[DateMention]:
+    """Mentions in order, keeping the longest of any that overlap."""
+    kept: list[DateMention] = []
+    for mention in sorted(mentions, key=lambda d: (d.start, -(d.end - d.start))):
+        if kept and mention.start < kept[-1].end:
+            if mention.end - mention.start > kept[-1].end - kept[-1].start and mention.iso:
+                kept[-1] = mention
+            continue
+        kept.append(mention)
+    return kept

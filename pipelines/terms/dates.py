@@ -1,22 +1,297 @@
-"""The agreement date and the effective date, or "not stated" when the contract leaves them open."""
+"""The agreement date and the effective date, as a lawyer would state them.
+
+A date the contract leaves blank ("the ____ day of ________, 2000", "dated as of [●], 2019")
+is "not stated": the year printed on a template says nothing about when it was signed.  An
+effective date defined by reference ("the date of the last signature below", "the Closing
+Date") keeps that reference in `detail["reference"]`; its value is the date it resolves to
+when the document itself gives one (the signature blocks' dates), else the reference itself.
+
+CUAD leaves the effective date empty for contracts that never speak of one, so the agreement
+date stands in for it only when the contract does (a defined "Effective Date", or "effective
+as of" in the preamble).
+"""
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from pipelines.datamodel import Segment
-from pipelines.rules.contract_dates import agreement_date, effective_date
+from pipelines.rules.dates import DateMention, find_written_dates
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
+
+AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
+PREAMBLE_CHARS = 3000  # the preamble is on the first page ...
+LATE_PREAMBLE_CHARS = 12000  # ... unless a cover page or a table of contents comes first
+EFFECTIVE_HEAD_CHARS = 6000  # later dates called effective belong to other agreements
+CUE_CHARS = 80
+SIGNATURE_BLOCK_CHARS = 400
+
+# Words that introduce the date a contract was made: "dated as of", "made this", "entered into on".
+_PREAMBLE_CUE_RE = re.compile(
+    r"\b(?:dated|as\s+of|made|entered|effective|executed|signed|concluded|this|date[d:]?|"
+    r"day\s+of|on)\b[^.]{0,60}$",
+    re.IGNORECASE,
+)
+# The same, strict enough to trust deeper into the document, past a table of contents.
+_STRICT_PREAMBLE_CUE_RE = re.compile(
+    r"\b(?:dated|made|entered\s+into|executed|effective)\b[^.]{0,40}?\b(?:as\s+of|on|this|effective)?\s*"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+# A date left blank for the signing: "[●], 2019", "____________, 2015", "[DATE]", "the [ ] day of [ ], 2020".
+_BLANK_DATE_RE = re.compile(
+    r"(?:(?:_{2,}|\[[^\]\n]{0,12}\])\s*(?:day\s+of\s*)?)?"
+    r"(?:_{2,}|\[[^\]\n]{0,12}\])(?:\s*\d{1,2})?(?:\s*,?\s*(?:19|20)(?:\d\d|\[[^\]\n]{0,3}\]|_+))?"
+)
+# Where a blank counts as the contract's date rather than a form field: "dated as of ____".
+_BLANK_CUE_RE = re.compile(
+    r"\b(?:dated|as\s+of|made|entered\s+into|effective|executed|day\s+of|this)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+# A date printed under the title: "AGENCY AGREEMENT\n____________, 1996".
+_TITLE_BEFORE_RE = re.compile(r"\b(?:AGREEMENT|CONTRACT)\b[^a-z\n]{0,10}\n?\s*$")
+# The date of some other instrument: "pursuant to a Subscription Agreement dated as of", recitals.
+_OTHER_INSTRUMENT_RE = re.compile(
+    r"\b(?:WHEREAS|that\s+certain|previously|pursuant\s+to|depositors?|holders?)\b[^.]{0,100}$|"
+    r"\b(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
+    r"(?:dated|effective|entered\s+into)\b[^.]{0,20}$")
+# "This Agreement is dated April 29, 2010", wherever the contract says it.
+_SELF_DATED_RE = re.compile(
+    r"\bthis\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
+    r"(?:on\s+|as\s+of\s+)?(?:the\s+)?", re.IGNORECASE)
+_FILING_LEGEND_RE = re.compile(r"Source:[^\n]{0,120}$")
+_WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
+# "Date: March 3, 2021" or "Dated: 3/3/21" at the start of a line: a signature block's date.
+_SIGNATURE_DATE_RE = re.compile(r"\bDated?\b[ \t]*:?[ \t]*(?=\S)", re.IGNORECASE)
+# What comes before it on its line: nothing, or a column gap ("By: ...      Date: ...").
+_LINE_START_RE = re.compile(r"(?:^|\n)[ \t]*$|\S[ \t]{2,}$")
+_SIGNATURE_BLOCK_RE = re.compile(r"\b(?:By|Name|Title|Signature)\s*:|/s/", re.IGNORECASE)
+# "effective as of March 3, 2021", "Effective Date: ...", "effective on the ...".
+_EFFECTIVE_BEFORE_RE = re.compile(
+    r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$", re.IGNORECASE
+)
+# "March 3, 2021 (the "Effective Date")".
+_EFFECTIVE_AFTER_RE = re.compile(
+    r"^[^()\n]{0,15}?\(\s*(?:the|this)?\s*[\"“”']?\s*(?:\w+\s+)?Effective\s+Date|^[\s,]*[\"“”']?Effective\s+Date",
+    re.IGNORECASE,
+)
+# ""Effective Date" means ...", "The Effective Date of this Agreement shall be ...".
+_EFFECTIVE_DEFINITION_RE = re.compile(
+    r"[\"“”']\s*(?:Effective|Commencement)\s+Date\s*[\"“”']\s*(?:shall\s+mean|means|:|is|shall\s+be)\s+|"
+    r"(?:^|[.:]\s+)The\s+(?:Effective|Commencement)\s+Date\s+(?:of\s+this\s+\w+\s+)?(?:shall\s+(?:mean|be)|means|is)\s+",
+    re.MULTILINE,
+)
+# The preamble's "effective as of the date of the last signature" / "effective upon the Closing".
+_EFFECTIVE_REFERENCE_RE = re.compile(
+    r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>(?:the|such)\s+(?:date|day|closing|time)\b[^;.()\"“”]{0,140})",
+    re.IGNORECASE,
+)
+# A reference that means the agreement date itself.
+_MEANS_AGREEMENT_DATE_RE = re.compile(
+    r"^(?:the\s+)?date\s+(?:hereof|of\s+this\s+(?:agreement|contract)|"
+    r"(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|listed|stated|indicated)\s+above|first\s+(?:above\s+)?(?:written|set\s+forth))",
+    re.IGNORECASE,
+)
+# A reference the signature blocks answer: "the date of the last signature", "the date of execution".
+_MEANS_SIGNING_RE = re.compile(r"\b(?:sign\w*|signature|execut\w*|below)\b", re.IGNORECASE)
+# What a reference must look like: "the date ...", "the Closing Date", "such time as ...".
+_REFERENCE_START_RE = re.compile(r"^(?:the|such|that)\s+(?:[\w-]+\s+){0,3}?(?:date|day|time|closing)\b", re.IGNORECASE)
+_REFERENCE_END_RE = re.compile(r"\s*(?:,|\band\b|\bby\s+and\b|\bbetween\b|\(|$)", re.IGNORECASE)
+# "This Agreement shall become effective on ...", "The Term shall commence on ...", "commencing on".
+_TAKES_EFFECT_RE = re.compile(
+    r"\b(?:agreement|contract|term|venture)\b[^.;]{0,60}?\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|"
+    r"(?:shall|will)\s+(?:take|come\s+into)\s+effect|is\s+effective|(?:shall|will)\s+(?:commence|begin|start)|"
+    r"commences|begins|takes\s+effect)\s+(?:on|upon|as\s+of|from|with\s+effect\s+from)\s+(?:the\s+)?",
+    re.IGNORECASE,
+)
+# Signs that the contract has an effective date of its own (CUAD then reads the agreement date as it).
+_SPEAKS_OF_EFFECTIVE_DATE_RE = re.compile(r"Effective\s+Date\b|\b(?i:made\s+(?:and\s+)?effective)\b")
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A date reading before it becomes a TermValue: the value, where, and how it was read."""
+
+    value: str
+    start: int
+    end: int
+    how: str
+    written: str
+    reference: str | None = None
 
 
 def read_dates(text: str, segments: list[Segment]) -> list[TermValue]:
+    """The agreement date and the effective date, each only where the contract addresses it."""
+    mentions = find_written_dates(text, 0, min(len(text), LATE_PREAMBLE_CHARS))
+    signed = signature_dates(text)
+    agreement = _agreement_date(text, mentions, signed)
+    effective = _effective_date(text, mentions, agreement, signed)
     found = []
-    agreement = agreement_date(text)
-    if agreement:
-        first = agreement[0]
-        value = first.value if first.value and len(first.value) == 10 else NOT_STATED
-        found.append(TermValue("Agreement Date", value, 0.8, (Quote(first.start, first.end, "date"),)))
-    effective = effective_date(text, segments, agreement)
-    dated = [e for e in effective if e.value and len(e.value) == 10]
-    if dated:
-        best = next((e for e in dated if e.kind in ("effective-date/called-effective", "effective-date/definition")),
-                    dated[0])
-        found.append(TermValue("Effective Date", best.value or NOT_STATED, 0.7, (Quote(best.start, best.end, "date"),)))
+    if agreement is not None:
+        found.append(_term_value(AGREEMENT, agreement))
+    if effective is not None:
+        found.append(_term_value(EFFECTIVE, effective))
     return found
+
+
+def _term_value(field: str, found: _Found) -> TermValue:
+    detail: dict = {"text": found.written, "how": found.how}
+    if found.reference:
+        detail["reference"] = found.reference
+    confidence = {"preamble": 0.9, "called-effective": 0.9, "definition": 0.85}.get(found.how, 0.7)
+    return TermValue(field, found.value, confidence, (Quote(found.start, found.end, "date"),), detail)
+
+
+def signature_dates(text: str) -> list[DateMention]:
+    """Dates written in signature blocks ("Date: March 3, 2021" under "By:"), in order.
+
+    They are when each party signed: an effective date "of the last signature" is the latest.
+    """
+    found = []
+    for m in _SIGNATURE_DATE_RE.finditer(text):
+        if not _LINE_START_RE.search(text, max(0, m.start() - 80), m.start()):
+            continue
+        around = text[max(0, m.start() - SIGNATURE_BLOCK_CHARS):m.end() + SIGNATURE_BLOCK_CHARS]
+        if not _SIGNATURE_BLOCK_RE.search(around):
+            continue
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
+        if dated and dated[0].start - m.end() < 3 and _is_full(dated[0]):
+            found.append(dated[0])
+    return found
+
+
+def _is_full(mention: DateMention) -> bool:
+    return mention.iso is not None and len(mention.iso) == 10
+
+
+def _on_filing_legend(text: str, offset: int) -> bool:
+    """Whether `offset` is on a "Source: ACME CORP, 10-K, 3/3/2021" line EDGAR adds to pages."""
+    return bool(_FILING_LEGEND_RE.search(text, max(0, offset - 130), offset))
+
+
+def _from_mention(mention: DateMention, how: str) -> _Found:
+    value = mention.iso if _is_full(mention) else NOT_STATED
+    return _Found(value, mention.start, mention.end, how, mention.text)
+
+
+def _blank_dates(text: str, end: int) -> list[DateMention]:
+    """Blanks a template left for the contract's date, as mentions with no value."""
+    blanks = []
+    for m in _BLANK_DATE_RE.finditer(text, 0, end):
+        if _BLANK_CUE_RE.search(text, max(0, m.start() - 40), m.start()) or \
+                _TITLE_BEFORE_RE.search(text, max(0, m.start() - 40), m.start()):
+            blanks.append(DateMention(m.start(), m.end(), m.group(), None))
+    return blanks
+
+
+def _agreement_date(text: str, mentions: list[DateMention], signed: list[DateMention]) -> _Found | None:
+    """The preamble's date, or its blank; else the witness clause's; else the first signature's."""
+    signature_starts = {m.start for m in signed}
+    candidates = sorted(
+        [m for m in mentions if not _on_filing_legend(text, m.start) and m.start not in signature_starts]
+        + _blank_dates(text, LATE_PREAMBLE_CHARS),
+        key=lambda m: m.start)
+    candidates = [m for m in candidates if not _OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start)]
+    for mention in candidates:
+        before = text[max(0, mention.start - CUE_CHARS):mention.start]
+        if mention.start < PREAMBLE_CHARS and (_PREAMBLE_CUE_RE.search(before) or _TITLE_BEFORE_RE.search(before)):
+            return _from_mention(mention, "preamble")
+    for mention in candidates:
+        before = text[max(0, mention.start - CUE_CHARS):mention.start]
+        if _STRICT_PREAMBLE_CUE_RE.search(before):
+            return _from_mention(mention, "preamble")
+    head = [m for m in candidates if m.start < PREAMBLE_CHARS and m.iso]
+    if head:
+        return _from_mention(head[0], "first-date")
+    for m in _SELF_DATED_RE.finditer(text):
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
+        if dated and dated[0].start == m.end():
+            return _from_mention(dated[0], "dated-clause")
+    for m in _WITNESS_RE.finditer(text):
+        dated = find_written_dates(text, m.start(), m.end())
+        if dated:
+            return _from_mention(dated[0], "witness-clause")
+    if signed:
+        return _from_mention(signed[0], "signature")
+    return None
+
+
+def _effective_date(text: str, mentions: list[DateMention], agreement: _Found | None,
+                    signed: list[DateMention]) -> _Found | None:
+    """A date called effective, an effective date by reference, or the agreement date when the
+    contract speaks of an effective date without giving another."""
+    called = _called_effective(text, mentions)
+    if called is not None:
+        return called
+    referred = _effective_by_reference(text, agreement, signed)
+    if referred is not None:
+        return referred
+    commencement = _takes_effect(text)
+    if commencement is not None:
+        return commencement
+    if agreement is not None and _SPEAKS_OF_EFFECTIVE_DATE_RE.search(text):
+        return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written)
+    return None
+
+
+def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
+    """'effective as of March 3, 2021' or 'March 3, 2021 (the "Effective Date")', blanks included."""
+    candidates = sorted(mentions + _blank_dates(text, EFFECTIVE_HEAD_CHARS), key=lambda m: m.start)
+    for mention in candidates:
+        if mention.start >= EFFECTIVE_HEAD_CHARS or _on_filing_legend(text, mention.start):
+            continue
+        before = text[max(0, mention.start - 40):mention.start]
+        after = text[mention.end:mention.end + 40]
+        if _EFFECTIVE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.search(after):
+            return _from_mention(mention, "called-effective")
+    return None
+
+
+def _takes_effect(text: str) -> _Found | None:
+    """The date a clause says the agreement or its term starts: "shall commence on March 1, 2003"."""
+    for m in _TAKES_EFFECT_RE.finditer(text):
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
+        if dated and dated[0].start == m.end() and _is_full(dated[0]):
+            return _from_mention(dated[0], "takes-effect")
+    return None
+
+
+def _effective_by_reference(text: str, agreement: _Found | None, signed: list[DateMention]) -> _Found | None:
+    """An effective date defined by what it refers to, resolved where the document allows."""
+    definition = _EFFECTIVE_DEFINITION_RE.search(text)
+    if definition is not None:
+        dated = find_written_dates(text, definition.end(), min(len(text), definition.end() + 40))
+        if dated and dated[0].start - definition.end() < 12:
+            return _from_mention(dated[0], "definition")
+        return _resolve_reference(text, definition.end(), agreement, signed)
+    reference = _EFFECTIVE_REFERENCE_RE.search(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS))
+    if reference is not None:
+        return _resolve_reference(text, reference.start("reference"), agreement, signed)
+    return None
+
+
+def _resolve_reference(text: str, start: int, agreement: _Found | None,
+                       signed: list[DateMention]) -> _Found | None:
+    """'the date of the last signature' -> the latest signature date; 'the date hereof' -> the
+    agreement date; anything else stays the reference phrase."""
+    phrase = _reference_phrase(text, start)
+    if not _REFERENCE_START_RE.match(phrase) or "effective date" in phrase.lower():
+        return None
+    end = start + len(phrase)
+    if _MEANS_AGREEMENT_DATE_RE.match(phrase):
+        if agreement is None:
+            return None
+        return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
+    if _MEANS_SIGNING_RE.search(phrase) and signed:
+        latest = max(signed, key=lambda m: m.iso or "")
+        return _Found(latest.iso or NOT_STATED, latest.start, latest.end, "last-signature", latest.text, phrase)
+    return _Found(phrase, start, end, "reference", phrase, phrase)
+
+
+def _reference_phrase(text: str, start: int) -> str:
+    """The words of a reference up to the end of its clause: 'the Closing Date'."""
+    window = text[start:start + 160]
+    window = re.split(r"[;.](?:\s|$)|\n\s*\n|[\"“”]", window, maxsplit=1)[0]
+    cut = _REFERENCE_END_RE.search(window, 8)
+    phrase = window[:cut.start()] if cut else window
+    return " ".join(phrase.split()).strip(" ,:")

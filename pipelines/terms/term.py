@@ -1,26 +1,389 @@
-"""The contract's initial term, its expiration, how it renews and the notice that stops renewal."""
+"""The contract's initial term, its expiration, how it renews and the notice that stops renewal.
+
+The term clause says how long the contract runs ("an initial term of three (3) years",
+"until terminated", "shall expire on December 31, 2022").  When it gives a length but no end
+date, the expiration is computed from where the term starts (the clause's own commencement,
+else the effective date, else the agreement date), as CUAD does: same calendar day, so five
+years from March 1, 2010 is March 1, 2015.  Every computed value keeps the chain it rests on:
+the term clause and the start date as quotes, and `computed_from`.
+"""
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from pipelines.datamodel import Segment
-from pipelines.rules.contract_dates import expiration_date
-from pipelines.rules.renewal import find_renewal_notice, find_renewal_terms
-from pipelines.terms.value import Quote, TermValue
+from pipelines.rules.dates import DateMention, Duration, add_duration, find_durations, find_written_dates
+from pipelines.rules.spans import sentence_around
+from pipelines.terms.dates import read_dates
+from pipelines.terms.durations import iso_duration
+from pipelines.terms.value import NOT_STATED, Quote, TermValue
+
+INITIAL_TERM, EXPIRATION = "Initial Term", "Expiration Date"
+RENEWAL, NOTICE = "Renewal Term", "Notice Period To Terminate Renewal"
+CUE_CHARS = 40
+HEADED_CLAUSE_CHARS = 600  # how far a "Term" heading's clause is read
+HEADING_CHARS = 40
+HEADING_ONLY_CHARS = 60
+
+# Sentences that state the contract's own term, strongest first: a "Term" heading or the term
+# as subject ("The term of this Agreement shall ..."), the agreement as subject ("This Agreement
+# shall remain in effect ..."), and an NDA's surviving obligations.
+_TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"(?:^|\n)\s*(?:(?:Section|Article)\s+)?(?:\d+(?:\.\d+)*\.?\s*)?(?:\(?[a-z]\)\s*)?"
+        r"(?:(?:Initial\s+)?Term(?:\s+of\s+(?:the\s+|this\s+)?Agreement)?|TERM)(?:\s*(?:;|and|AND|&)\s*\w+)?\s*[.:\n]|"
+        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+this\s+"
+        r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
+        r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b",
+        re.IGNORECASE),
+    re.compile(
+        r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
+        r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
+        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective))\b",
+        re.IGNORECASE),
+    re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b", re.IGNORECASE),
+)
+# "on the third anniversary of the Effective Date": a term of three years.
+_ANNIVERSARY_RE = re.compile(
+    r"\b(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|fifteenth|twentieth|"
+    r"\d{1,2}(?:st|nd|rd|th)|(?P<count>one|two|three|four|five|seven|ten|fifteen|twenty|\d{1,2})(?:\s*\(\d+\))?[\s-]+year)"
+    r"\s+(?:\(\d+(?:st|nd|rd|th)?\)\s+)?anniversary\s+of\s+(?:the\s+)?"
+    r"(?:Effective\s+Date|Commencement\s+Date|date\s+(?:hereof|of\s+this\s+agreement))",
+    re.IGNORECASE)
+_COUNT_YEARS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "ten": 10, "fifteen": 15,
+                "twenty": 20}
+_ORDINAL_YEARS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+                  "eighth": 8, "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}
+# The end of a sentence: a full stop before a capital, a clause number or "(b)".
+_PARAGRAPH_END_RE = re.compile(r"\n\s*\n|\n\s*(?:\d+(?:\.\d+)+|\([a-z]\))\s")
+_SENTENCE_END_RE = re.compile(r"(?<![A-Z])\.\s+(?=[A-Z]|\(?[a-z0-9]{1,3}[.)]\s|\d+(?:\.\d+)+\s)")
+# Obligations that outlive the contract: "following termination", "shall survive the expiration".
+_SURVIVAL_RE = re.compile(r"\b(?:following|after|survive)\s+(?:the\s+|any\s+)?(?:termination|expiration|expiry)\b",
+                          re.IGNORECASE)
+# A term counted from an event rather than a date: "three (3) years from the Launch Date", "after the First Commercial Sale".
+_FROM_EVENT_RE = re.compile(
+    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:from|after|following)\s+(?!(?:the\s+)?(?:Effective|Commencement)\s+Date|"
+    r"(?:the\s+)?(?:initial\s+)?date\s+(?:hereof|of\s+(?:this|the\s+agreement|its|execution|signing|effective)|first)|"
+    r"(?:the\s+)?(?:execution|signing)|such\s+date|"
+    r"that\s+date|its\b|this\b)",
+    re.IGNORECASE)
+# A definition of something else ("“Contract Year” means ..."), which speaks of the term in passing.
+_OTHER_DEFINITION_RE = re.compile(
+    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
+# A duration that is the term's length: "for a period of", "an initial term of", "... from the Effective Date".
+_LENGTH_BEFORE_RE = re.compile(
+    r"(?<!and )\b(?:for|of|survive|be)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further)\s+)?"
+    r"(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$",
+    re.IGNORECASE,
+)
+_LENGTH_AFTER_RE = re.compile(
+    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:(?:term\s+|period\s+)?thereafter|(?:from|after|following|commencing\s+(?:on|with)|"
+    r"beginning\s+(?:on|with)|starting\s+(?:on|with))\s+(?:the\s+)?(?:Effective|Commencement|date|execution|signing))",
+    re.IGNORECASE,
+)
+# A length that runs after the term ends: "and for two (2) years after termination".
+_TAIL_RE = re.compile(r"^\s*(?:\)\s*)?(?:after|following|from)\s+(?:the\s+|any\s+|such\s+)?(?:termination|expiration|expiry|end)",
+                      re.IGNORECASE)
+_TAIL_BEFORE_RE = re.compile(
+    r"\band\s+for\b[^,;]{0,20}$|\b(?:within|notice|than|up\s+to)\b[^,;]{0,25}$|\b(?:renew\w*|extended|extension|additional|successive)\b[^.;]{0,40}$|"
+    r"\bsurviv\w*\s+(?:the\s+|any\s+)?(?:termination|expiration|expiry)\b[^.;]{0,60}$",
+    re.IGNORECASE)
+_END_CUE_RE = re.compile(
+    r"\b(?:expire[sd]?|expiring|expiration|terminate[sd]?|terminating|ends?|ending|until|through|to|thru)\s+"
+    r"(?:on\s+|as\s+of\s+|at\s+)?(?:the\s+)?$|"
+    r"\b(?:earlier|later)\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_START_CUE_RE = re.compile(
+    r"\b(?:commenc\w*|begin\w*|start\w*|effective|from)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
+)
+_PERPETUAL_RE = re.compile(r"\b(?:perpetual(?:ly)?|perpetuity|indefinite(?:ly)?)\b", re.IGNORECASE)
+# An open-ended term: "until terminated", "until a Party terminates", "until the termination of".
+_UNTIL_TERMINATED_RE = re.compile(
+    r"\bunless\s+and\s+until\s+(?:terminated|either\s+party\s+(?:gives|terminates))|"
+    r"\buntil\s+(?:(?:it\s+is\s+|so\s+)?terminated|(?:a|either|one)\s+party\s+(?:terminates|gives)|"
+    r"such\s+time\s+as\s+(?:it\s+is\s+)?terminated|(?:the\s+)?(?:expiration\s+or\s+(?:earlier\s+)?)?termination\b(?!\s+date)|"
+    r"this\s+agreement\s+is\s+terminated)",
+    re.IGNORECASE,
+)
+# How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
+_RENEWAL_RE = re.compile(
+    r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
+    r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
+    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,3}?for\s+(?:an?\s+)?(?:additional|further|successive|"
+    r"subsequent|like|one|two|three|four|five|\d)|\b(?-i:evergreen)\b|\bthereafter\b[^.;]{0,60}\buntil\s+terminated|\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
+    r"\bauto-renew|\boption\s+to\s+(?:renew|extend)|\bright\s+to\s+(?:renew|extend)",
+    re.IGNORECASE,
+)
+_NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
+_AUTOMATIC_RE = re.compile(
+    r"\bautomatic(?:ally)?\b|\bauto-renew|\bevergreen\b|\bunless\s+(?:either|a|one)\s+party\b|"
+    r"\bunless\s+(?:\w+\s+){0,6}?notice\b", re.IGNORECASE)
+_OPTION_RE = re.compile(
+    r"\boption\b|\bmay\s+(?:elect\s+to\s+|at\s+its\s+\w+\s+)?(?:renew|extend)|\bright\s+to\s+(?:renew|extend)|"
+    r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
+    re.IGNORECASE)
+_SUCCESSIVE_RE = re.compile(r"\bsuccessive\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
+_NOTICE_RE = re.compile(r"\bnoti(?:ce|fy|fication)\b", re.IGNORECASE)
+# Renewal lengths written without a number: "renewed tacitly every year", "automatic annual renewals",
+# "each subsequent one-year term", "month-to-month".
+_WORDED_LENGTH_RE = re.compile(
+    r"\b(?:(?P<year>annual(?:ly)?|every\s+year|each\s+year|year[\s-]to[\s-]year)|(?P<month>month[\s-]to[\s-]month|monthly)|"
+    r"(?P<amount>one|two|three|four|five|ten|\d{1,2})-(?P<unit>year|month))\b",
+    re.IGNORECASE)
+_SMALL_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
+_BEFORE_END_RE = re.compile(
+    r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
+    r"from\s+the\s+end)",
+    re.IGNORECASE,
+)
+# "thirty (30) days' prior written notice".
+_NOTICE_AFTER_RE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
+# "thirty (30) days' prior written notice" with nothing between: a notice, never a renewal length.
+_NOTICE_RIGHT_AFTER_RE = re.compile(r"^['’]?\s*(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
+_RENEWAL_CONTEXT_RE = re.compile(
+    r"\b(?:renew\w*|non-?renew\w*|extend\w*|expiration|expiry|end\s+of\s+(?:the\s+)?(?:then[\s-]+)?(?:current|initial|"
+    r"renewal)?\s*(?:term|period))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _TermClause:
+    """What one term sentence says: its bounds, and the length, end and start it gives."""
+
+    start: int
+    end: int
+    length: Duration | None
+    open_ended: str | None
+    end_date: DateMention | None
+    start_date: DateMention | None
 
 
 def read_term(text: str, segments: list[Segment], effective: TermValue | None) -> list[TermValue]:
-    found = []
-    start = effective.value if effective is not None and effective.stated else None
-    for e in expiration_date(text, segments, start):
-        if e.value:
-            found.append(TermValue("Expiration Date", e.value, 0.6, (Quote(e.start, e.end, "term clause"),)))
-            break
-    for e in find_renewal_terms(text, segments):
-        if e.value:
-            found.append(TermValue("Renewal Term", e.value, 0.6, (Quote(e.start, e.end, "renewal clause"),)))
-            break
-    for e in find_renewal_notice(text, segments):
-        if e.value:
-            found.append(TermValue("Notice Period To Terminate Renewal", e.value, 0.6,
-                                   (Quote(e.start, e.end, "notice clause"),)))
-            break
+    """Initial term, expiration, renewal term and renewal notice, each where the contract says."""
+    found: list[TermValue] = []
+    clause = _term_clause(text, segments)
+    if clause is not None:
+        found += _term_values(text, clause, effective, segments)
+    fixed_term = clause is not None and (clause.length is not None or clause.end_date is not None)
+    renewal = _renewal_term(text, segments, fixed_term)
+    if renewal is not None:
+        found.append(renewal)
+    notice = _renewal_notice(text, segments, _BEFORE_END_RE)
+    if notice is None and renewal is not None:
+        notice = _renewal_notice(text, segments, _NOTICE_AFTER_RE)
+    if notice is not None:
+        found.append(notice)
     return found
+
+
+def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
+    """The first sentence of the strongest kind that gives a length, an end, or says the term is
+    open-ended: a heading "Term" outranks "this Agreement shall remain in effect" elsewhere."""
+    for pattern in _TERM_CLAUSES:
+        for segment in segments:
+            if _OTHER_DEFINITION_RE.match(segment.text):
+                continue
+            for m in pattern.finditer(segment.text):
+                clause = _clause_at(text, segment, m)
+                if not _states_term(clause) and pattern is _TERM_CLAUSES[0]:
+                    # "3.1 Term. This Agreement shall become effective on ... It continues for an
+                    # initial term of three (3) years": the headed clause is the whole paragraph.
+                    clause = _read_clause(text, clause.start, _paragraph_end(text, clause.start))
+                if _states_term(clause):
+                    return clause
+    return None
+
+
+def _states_term(clause: _TermClause) -> bool:
+    return bool(clause.length or clause.open_ended or clause.end_date)
+
+
+def _paragraph_end(text: str, start: int) -> int:
+    """Where a headed clause ends: a blank line or the next numbered clause, within reach."""
+    limit = min(len(text), start + HEADED_CLAUSE_CHARS)
+    m = _PARAGRAPH_END_RE.search(text, start + HEADING_CHARS, limit)
+    return m.start() if m else limit
+
+
+def _clause_at(text: str, segment: Segment, m: re.Match[str]) -> _TermClause:
+    start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
+    if end - start < HEADING_ONLY_CHARS:  # a heading alone: read on into its clause
+        end = _first_sentence_end(text, end, min(len(text), start + HEADED_CLAUSE_CHARS))
+    return _read_clause(text, start, end)
+
+
+def _first_sentence_end(text: str, start: int, limit: int) -> int:
+    """Where the sentence after a heading ends: before the next numbered clause or sentence."""
+    m = _SENTENCE_END_RE.search(text, start + HEADING_CHARS, limit)
+    return m.start() + 1 if m else limit
+
+
+def _read_clause(text: str, start: int, end: int) -> _TermClause:
+    """The length, end date, start date and open-endedness one term sentence states.
+
+    A length counts only where it is the term's ("for a period of", "... from the Effective
+    Date"), not a tail after it ("and for two years after termination") or a notice period."""
+    dated = [m for m in find_written_dates(text, start, end) if m.iso and len(m.iso) == 10]
+    end_date = next((m for m in dated if _END_CUE_RE.search(text, max(start, m.start - 25), m.start)), None)
+    start_date = next((m for m in dated if m is not end_date and
+                       _START_CUE_RE.search(text, max(start, m.start - 30), m.start)), None)
+    length = None
+    for duration in find_durations(text, start, end):
+        before = text[max(start, duration.start - CUE_CHARS):duration.start]
+        after = text[duration.end:min(end, duration.end + 80)]
+        if _TAIL_RE.search(after) or _TAIL_BEFORE_RE.search(text, max(start, duration.start - 2 * CUE_CHARS),
+                                                               duration.start):
+            continue
+        if _LENGTH_BEFORE_RE.search(before) or _LENGTH_AFTER_RE.search(after) or \
+                (_END_CUE_RE.search(before) and _FROM_EVENT_RE.match(after)):
+            length = duration
+            break
+    if length is None:
+        length = _anniversary(text, start, end)
+    open_ended = None
+    # "shall continue in perpetuity following termination" is what survives, not the term.
+    if not _SURVIVAL_RE.search(text, start, end):
+        if _PERPETUAL_RE.search(text, start, end):
+            open_ended = "perpetual"
+        elif _UNTIL_TERMINATED_RE.search(text, start, end):
+            open_ended = "until terminated"
+    return _TermClause(start, end, length, open_ended, end_date, start_date)
+
+
+def _anniversary(text: str, start: int, end: int) -> Duration | None:
+    """'expire on the third anniversary of the Effective Date' as the three years it means."""
+    m = _ANNIVERSARY_RE.search(text, start, end)
+    if m is None or not _END_CUE_RE.search(text, max(start, m.start() - 25), m.start()):
+        return None
+    ordinal = m.group("ordinal").lower()
+    if m.group("count"):
+        count = m.group("count").lower()
+        years = _COUNT_YEARS.get(count) or int(count)
+    else:
+        years = _ORDINAL_YEARS.get(ordinal) or int(re.match(r"\d+", ordinal).group())
+    return Duration(m.start(), m.end(), years, "years")
+
+
+def _term_values(text: str, clause: _TermClause, effective: TermValue | None,
+                 segments: list[Segment]) -> list[TermValue]:
+    term_quote = Quote(clause.start, clause.end, "term clause")
+    written = " ".join(text[clause.start:clause.end].split())
+    values = []
+    if clause.length is not None:
+        length_text = text[clause.length.start:clause.length.end]
+        values.append(TermValue(INITIAL_TERM, iso_duration(clause.length), 0.8, (term_quote,),
+                                {"text": length_text}))
+    elif clause.open_ended and not clause.end_date:
+        values.append(TermValue(INITIAL_TERM, clause.open_ended, 0.7, (term_quote,), {"text": written}))
+    if clause.end_date is not None:
+        values.append(TermValue(EXPIRATION, clause.end_date.iso or NOT_STATED, 0.85,
+                                (term_quote, Quote(clause.end_date.start, clause.end_date.end, "end date")),
+                                {"text": clause.end_date.text}))
+    elif clause.length is not None:
+        values.append(_computed_expiration(text, clause, clause.length, term_quote, effective, segments))
+    elif clause.open_ended:
+        values.append(TermValue(EXPIRATION, clause.open_ended, 0.7, (term_quote,), {"text": written}))
+    return values
+
+
+def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_quote: Quote,
+                         effective: TermValue | None, segments: list[Segment]) -> TermValue:
+    """Start + initial term, with the quotes and values it was computed from; "not stated" when
+    the term runs from an event the document does not date ("three years after the Launch Date")."""
+    term = iso_duration(length)
+    after = text[length.end:clause.end]
+    event = _FROM_EVENT_RE.match(after)
+    if event is not None:
+        counted_from = " ".join(after[event.end():event.end() + 80].split())
+        return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,),
+                         {"computed_from": {"start": None, "term": term}, "counted_from": counted_from})
+    start_iso, start_quote = _term_start(text, clause, effective, segments)
+    if start_iso is None:
+        return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), {"computed_from": {"start": None, "term": term}})
+    value = add_duration(start_iso, length.amount, length.unit)
+    return TermValue(EXPIRATION, value, 0.7, (term_quote, start_quote),
+                     {"computed_from": {"start": start_iso, "term": term}})
+
+
+def _term_start(text: str, clause: _TermClause, effective: TermValue | None,
+                segments: list[Segment]) -> tuple[str | None, Quote | None]:
+    """Where the term starts: its own commencement, else the effective date, else the agreement date."""
+    if clause.start_date is not None:
+        return clause.start_date.iso, Quote(clause.start_date.start, clause.start_date.end, "start date")
+    if effective is None or not _is_date(effective.value):
+        agreement = next((v for v in read_dates(text, segments) if v.field == "Agreement Date"), None)
+        effective = agreement if agreement is not None and _is_date(agreement.value) else None
+    if effective is None:
+        return None, None
+    first = effective.evidence[0]
+    return effective.value, Quote(first.start, first.end, "start date")
+
+
+def _is_date(value: str) -> bool:
+    return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value))
+
+
+def _renewal_term(text: str, segments: list[Segment], fixed_term: bool) -> TermValue | None:
+    """The first renewal clause that says for how long the contract renews; after a fixed term,
+    "thereafter until terminated" renews it for good, which CUAD calls perpetual."""
+    for segment in segments:
+        m = _RENEWAL_RE.search(segment.text)
+        if not m or _NOT_RENEWAL_RE.search(segment.text, max(0, m.start() - CUE_CHARS), m.end()) or \
+                _OTHER_DEFINITION_RE.match(segment.text):
+            continue
+        start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
+        clause = text[start:end]
+        length = (_renewal_length(text, segment.start + m.start(), end)
+                  or _renewal_length(text, max(start, segment.start + m.start() - CUE_CHARS), end))
+        if length is None and fixed_term and _UNTIL_TERMINATED_RE.search(text, segment.start + m.start(), end):
+            return TermValue(RENEWAL, "perpetual", 0.6, (Quote(start, end, "renewal clause"),),
+                             {"text": " ".join(clause.split()), "successive": False, "automatic": True})
+        if length is None:
+            continue
+        detail = {
+            "text": text[length.start:length.end],
+            "successive": bool(_SUCCESSIVE_RE.search(clause)),
+            "automatic": bool(_AUTOMATIC_RE.search(clause)) and not _OPTION_RE.search(clause),
+        }
+        if _OPTION_RE.search(clause):
+            detail["option"] = True
+        return TermValue(RENEWAL, iso_duration(length), 0.7, (Quote(start, end, "renewal clause"),), detail)
+    return None
+
+
+def _renewal_length(text: str, start: int, end: int) -> Duration | None:
+    """The first length in a renewal clause that is not a notice period ("ninety days prior")."""
+    durations = [d for d in find_durations(text, start, end)
+                 if not (_BEFORE_END_RE.search(text[d.end:min(end, d.end + 80)])
+                         or _NOTICE_RIGHT_AFTER_RE.search(text[d.end:min(end, d.end + 80)]))]
+    worded = _WORDED_LENGTH_RE.search(text, start, end)
+    if worded is not None and (not durations or worded.start() < durations[0].start):
+        return _worded_duration(worded)
+    return durations[0] if durations else None
+
+
+def _worded_duration(m: re.Match[str]) -> Duration:
+    if m.group("year"):
+        return Duration(m.start(), m.end(), 1, "years")
+    if m.group("month"):
+        return Duration(m.start(), m.end(), 1, "months")
+    amount = m.group("amount").lower()
+    number = _SMALL_NUMBERS.get(amount) or int(amount)
+    return Duration(m.start(), m.end(), number, m.group("unit").lower() + "s")
+
+
+def _renewal_notice(text: str, segments: list[Segment], follows: re.Pattern[str]) -> TermValue | None:
+    """The notice that stops a renewal: the duration before "prior to the end of the term", or,
+    in a contract that renews, before "prior written notice" in a clause about renewal."""
+    for segment in segments:
+        if not (_NOTICE_RE.search(segment.text) and _RENEWAL_CONTEXT_RE.search(segment.text)):
+            continue
+        for duration in find_durations(text, segment.start, segment.end):
+            if follows.search(text[duration.end:min(segment.end, duration.end + 80)]):
+                start, end = sentence_around(text, segment, duration.start, duration.end)
+                return TermValue(NOTICE, iso_duration(duration), 0.7, (Quote(start, end, "notice clause"),),
+                                 {"text": text[duration.start:duration.end]})
+    return None

@@ -1,0 +1,195 @@
+"""Dates, term, renewal and notice values on synthetic contract text (no CUAD needed)."""
+from __future__ import annotations
+
+from pipelines.datamodel import PageText, document_text
+from pipelines.rules.dates import find_written_dates, year_from_words
+from pipelines.stages.segment import segment_document
+from pipelines.terms import NOT_STATED, TermValue, read_terms
+
+
+def _terms(*pages: str) -> tuple[str, dict[str, TermValue]]:
+    page_texts = [PageText(number=i + 1, text=t, source="plain") for i, t in enumerate(pages)]
+    text, _ = document_text(page_texts)
+    return text, read_terms(text, segment_document(page_texts))
+
+
+def _quoted(text: str, value: TermValue, role: str) -> str:
+    quote = next(q for q in value.evidence if q.role == role)
+    return text[quote.start:quote.end]
+
+
+def test_blank_template_date_is_not_stated_never_a_year():
+    _, terms = _terms(
+        'SUPPLY AGREEMENT\n\nThis Supply Agreement is made the ____ day of ________, 2000 (the "Effective Date") '
+        "by and between Northwind Pumps Inc. and Harbor Valve Co.")
+    assert terms["Agreement Date"].value == NOT_STATED
+    assert terms["Effective Date"].value == NOT_STATED
+    assert terms["Agreement Date"].detail["text"] == "____ day of ________, 2000"
+
+
+def test_bracketed_blank_after_dated_as_of_is_not_stated():
+    _, terms = _terms("This Licence Agreement is dated as of [●], 2019 between Quill Labs Ltd and Ostrander GmbH.")
+    assert terms["Agreement Date"].value == NOT_STATED
+
+
+def test_effective_by_reference_resolved_from_last_signature():
+    text, terms = _terms(
+        "SERVICES AGREEMENT\n\nThis Services Agreement is effective as of the date of the last signature below "
+        '(the "Effective Date") between Larkspur Analytics LLC and Copperline Foods Inc.\n\n'
+        "1. Services. Larkspur shall provide the services described in Exhibit A.",
+        "LARKSPUR ANALYTICS LLC\nBy: /s/ Jane Roe\nName: Jane Roe\nDate: March 3, 2021\n\n"
+        "COPPERLINE FOODS INC.\nBy: /s/ John Doe\nName: John Doe\nDate: March 9, 2021")
+    effective = terms["Effective Date"]
+    assert effective.value == "2021-03-09"
+    assert effective.detail["reference"] == "the date of the last signature below"
+    assert _quoted(text, effective, "date") == "March 9, 2021"
+
+
+def test_effective_by_reference_without_a_computable_date_keeps_the_phrase():
+    _, terms = _terms(
+        "This Trademark Agreement is entered into by Fennel Brands Inc. and Juniper Retail LLC. "
+        '"Effective Date" means the Closing Date as defined in the Purchase Agreement.')
+    effective = terms["Effective Date"]
+    assert effective.value == "the Closing Date as defined in the Purchase Agreement"
+    assert effective.detail["reference"] == effective.value
+
+
+def test_dates_written_in_words():
+    _, terms = _terms(
+        "This Agreement is made this first day of March, two thousand and five, between Alder Freight Ltd "
+        "and Birchwood Mills plc.")
+    assert terms["Agreement Date"].value == "2005-03-01"
+    assert terms["Agreement Date"].detail["text"] == "first day of March, two thousand and five"
+    assert year_from_words("nineteen ninety-eight") == 1998
+    assert [d.iso for d in find_written_dates("as of the twenty-first day of June in the year nineteen ninety-nine")] \
+        == ["1999-06-21"]
+
+
+def test_loose_punctuation_in_dates():
+    assert [d.iso for d in find_written_dates("made this 16 day of August. 2012 by")] == ["2012-08-16"]
+    assert [d.iso for d in find_written_dates("entered into as of1 August 2019, by")] == ["2019-08-01"]
+
+
+def test_signature_block_date_when_the_preamble_has_none():
+    _, terms = _terms(
+        "CONSULTING AGREEMENT\n\nThis Consulting Agreement is entered into by Rowan Advisory LLC and "
+        "Tamarack Health Inc.\n\n1. Fees. Tamarack shall pay the fees in Exhibit B.",
+        "ROWAN ADVISORY LLC\nBy: /s/ Ann Lee\nTitle: Manager\nDate: July 14, 2022")
+    assert terms["Agreement Date"].value == "2022-07-14"
+    assert terms["Agreement Date"].detail["how"] == "signature"
+
+
+def test_initial_term_and_computed_expiration_keep_their_chain():
+    text, terms = _terms(
+        'This Distribution Agreement is entered into as of March 1, 2010 (the "Effective Date") between '
+        "Quarry Tools Inc. and Meadow Supply LLC.\n\n"
+        "2. Term. This Agreement shall have an initial term of five (5) years from the Effective Date, "
+        "unless terminated earlier as provided herein.")
+    assert terms["Initial Term"].value == "P5Y"
+    assert terms["Initial Term"].detail["text"] == "five (5) years"
+    expiration = terms["Expiration Date"]
+    assert expiration.value == "2015-03-01"  # same calendar day, as CUAD counts terms
+    assert expiration.detail["computed_from"] == {"start": "2010-03-01", "term": "P5Y"}
+    assert "initial term of five (5) years" in _quoted(text, expiration, "term clause")
+    assert _quoted(text, expiration, "start date") == "March 1, 2010"
+
+
+def test_term_counts_from_its_own_commencement_date():
+    _, terms = _terms(
+        "This Hosting Agreement is dated January 5, 2018 between Vireo Cloud Inc. and Pike Media LLC.\n\n"
+        "3. Term. The term of this Agreement shall commence on February 1, 2018 and shall continue for a "
+        "period of two (2) years.")
+    assert terms["Expiration Date"].value == "2020-02-01"
+    assert terms["Expiration Date"].detail["computed_from"]["start"] == "2018-02-01"
+
+
+def test_explicit_expiration_date():
+    text, terms = _terms(
+        "This Sponsorship Agreement is made as of April 2, 2019 between Kestrel Events LLC and Sable Drinks Co.\n\n"
+        "4. Term. The term of this Agreement shall begin on the date hereof and shall expire on December 31, 2022.")
+    assert terms["Expiration Date"].value == "2022-12-31"
+    assert _quoted(text, terms["Expiration Date"], "end date") == "December 31, 2022"
+    assert "Initial Term" not in terms
+
+
+def test_perpetual_and_until_terminated_terms():
+    _, perpetual = _terms(
+        "This Licence Agreement is made as of May 5, 2015 between Osprey Software Ltd and Gannet Bank plc.\n\n"
+        "6. Term. This Agreement shall remain in effect in perpetuity.")
+    assert perpetual["Initial Term"].value == "perpetual"
+    assert perpetual["Expiration Date"].value == "perpetual"
+    _, open_ended = _terms(
+        "This Agency Agreement is made as of June 1, 2016 between Heron Capital LLC and Egret Funds Trust.\n\n"
+        "7. Term. This Agreement shall continue in effect until terminated by either party.")
+    assert open_ended["Initial Term"].value == "until terminated"
+    assert open_ended["Expiration Date"].value == "until terminated"
+
+
+def test_successive_automatic_renewal_and_notice_period():
+    _, terms = _terms(
+        "This Supply Agreement is made as of July 1, 2020 between Plover Chemicals Inc. and Curlew Paints LLC.\n\n"
+        "2. Term. This Agreement shall have an initial term of three (3) years.\n\n"
+        "3. Renewal. Thereafter this Agreement shall automatically renew for successive one-year periods unless "
+        "either party gives notice of non-renewal at least ninety (90) days prior to the end of the "
+        "then-current term.")
+    renewal = terms["Renewal Term"]
+    assert renewal.value == "P1Y"
+    assert renewal.detail["successive"] is True
+    assert renewal.detail["automatic"] is True
+    notice = terms["Notice Period To Terminate Renewal"]
+    assert notice.value == "P90D"
+    assert notice.detail["text"] == "ninety (90) days"
+
+
+def test_renewal_option_is_not_automatic():
+    _, terms = _terms(
+        "This Lease Services Agreement is made as of August 3, 2017 between Dunlin Estates Ltd and Avocet Care plc.\n\n"
+        "5. Term. The term of this Agreement shall be two (2) years from the date hereof.\n\n"
+        "6. Renewal. Avocet shall have the option to renew this Agreement for an additional term of two (2) years "
+        "by written notice given at least six (6) months before the end of the term.")
+    renewal = terms["Renewal Term"]
+    assert renewal.value == "P2Y"
+    assert renewal.detail["automatic"] is False
+    assert renewal.detail["option"] is True
+    assert terms["Notice Period To Terminate Renewal"].value == "P6M"
+
+
+def test_nda_term_and_survival_are_reported():
+    _, terms = _terms(
+        "MUTUAL NONDISCLOSURE AGREEMENT\n\nThis Mutual Nondisclosure Agreement is entered into as of "
+        'September 15, 2021 (the "Effective Date") by Wren Robotics Inc. and Finch Sensors Ltd.\n\n'
+        "1. Confidential Information. Each party may disclose confidential information to the other.\n\n"
+        "2. Term. This Agreement shall remain in effect for two (2) years from the Effective Date.")
+    assert terms["Initial Term"].value == "P2Y"
+    assert terms["Expiration Date"].value == "2023-09-15"
+    _, survival = _terms(
+        "NONDISCLOSURE AGREEMENT\n\nThis Nondisclosure Agreement is made as of October 1, 2020 by Lark Bio Inc. "
+        "and Thrush Pharma LLC.\n\n"
+        "The obligations of the receiving party under this Agreement shall survive for five (5) years.")
+    assert survival["Initial Term"].value == "P5Y"
+    assert survival["Expiration Date"].value == "2025-10-01"
+
+
+def test_effective_date_absent_when_the_contract_never_speaks_of_one():
+    _, terms = _terms("This Referral Agreement is made as of May 8, 2014 between Merlin Travel LLC and Kite Tours Inc.")
+    assert terms["Agreement Date"].value == "2014-05-08"
+    assert "Effective Date" not in terms
+
+
+def test_term_counted_from_an_event_leaves_the_expiration_open():
+    _, terms = _terms(
+        "This Co-Marketing Agreement is made as of March 2, 2016 between Gull Apps Inc. and Tern Media LLC.\n\n"
+        "9. Term. The term of this Agreement shall end three (3) years after the Launch Date.")
+    assert terms["Initial Term"].value == "P3Y"
+    expiration = terms["Expiration Date"]
+    assert expiration.value == NOT_STATED
+    assert expiration.detail["counted_from"] == "the Launch Date."
+
+
+def test_effective_date_from_a_commencement_clause():
+    _, terms = _terms(
+        "This Joint Venture Agreement is made as of February 10, 2003 between Lynx Mining Co. and Ibis Metals Ltd.\n\n"
+        "8. The Joint Venture shall commence on March 1, 2003, and shall be effective until February 28, 2004.")
+    assert terms["Agreement Date"].value == "2003-02-10"
+    assert terms["Effective Date"].value == "2003-03-01"
+    assert terms["Effective Date"].detail["how"] == "takes-effect"
