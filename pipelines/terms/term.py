@@ -35,7 +35,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:(?:Initial\s+)?Term(?:\s+of\s+(?:the\s+|this\s+)?Agreement)?|TERM)(?:\s*(?:;|and|AND|&)\s*\w+)?\s*[.:\n]|"
         r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+this\s+"
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
-        r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b",
+        r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
+        r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b",
         re.IGNORECASE),
     re.compile(
         r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
@@ -104,7 +105,8 @@ _UNTIL_TERMINATED_RE = re.compile(
     r"\bunless\s+and\s+until\s+(?:terminated|either\s+party\s+(?:gives|terminates))|"
     r"\buntil\s+(?:(?:it\s+is\s+|so\s+)?terminated|(?:a|either|one)\s+party\s+(?:terminates|gives)|"
     r"such\s+time\s+as\s+(?:it\s+is\s+)?terminated|(?:the\s+)?(?:expiration\s+or\s+(?:earlier\s+)?)?termination\b(?!\s+date)|"
-    r"this\s+agreement\s+is\s+terminated)",
+    r"this\s+agreement\s+is\s+terminated)|"
+    r"\b(?:end|expire|terminate)s?\s+(?:only\s+)?(?:when|upon|if)\s+(?:it\s+is\s+)?terminated\b",
     re.IGNORECASE,
 )
 # How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
