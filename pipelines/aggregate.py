@@ -20,11 +20,11 @@ from pipelines.categories import KEY_TERMS, MULTI_VALUED
 from pipelines.playbook.checks import Issue, Unreadable, run_checks
 from pipelines.playbook.schema import Playbook, Thresholds
 from pipelines.playbook.severity import (
-    RISK_LEVELS, SEVERITIES, WEIGHTS, level_for_score, level_for_severity, rank, worse_level, worst,
+    RISK_LEVELS, SEVERITIES, WEIGHTS, level_band, level_for_severity, rank, worst,
 )
 from pipelines.playbook.values import normalize
 from pipelines.terms import FIELDS as READ_FIELDS
-from pipelines.terms import NOT_STATED, VALUE_NOTE
+from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
 
 SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
 """How joined sources are spelled: "rules+model", never "model+rules"."""
@@ -179,12 +179,9 @@ def aggregate_document(
     values = {f.category: f for f in findings if f.note == VALUE_NOTE}
     merged = merge_findings([f for f in findings if f.note != VALUE_NOTE], playbook)
     key_terms = resolve_key_terms(merged, playbook.thresholds, page_count, values)
-    best: dict[str, Finding] = {}
-    for m in merged:
-        current = best.get(m.finding.category)
-        if current is None or m.finding.confidence > current.confidence:
-            best[m.finding.category] = m.finding
-    issues, unreadable = run_checks(playbook, best, _valued(merged, key_terms, playbook.thresholds))
+    contract_type = key_terms.get(CONTRACT_TYPE)
+    playbook = playbook.for_type(contract_type.value if contract_type is not None else None)
+    issues, unreadable = run_checks(playbook, [m.finding for m in merged], _valued(merged, key_terms, playbook.thresholds))
     score, level = risk(issues, playbook.thresholds)
     return DocumentAssessment(
         playbook=playbook.label,
@@ -405,21 +402,21 @@ def priority(severity: str, uncertainty: float) -> float:
 
 
 def risk(issues: Iterable[Issue], thresholds: Thresholds) -> tuple[float, str]:
-    """A 0-100 score and a level for a document's issues.
+    """A contract's level and a 0-100 score that ranks it within that level.
 
-    Each issue contributes its severity weight times its confidence, combined by noisy-OR so
-    issues accumulate without passing 100.  The level is the score's band, raised to the worst
-    severity among issues certain enough not to need review: one confirmed critical issue
-    makes a critical document whatever else it holds.
+    The level is the severity of the worst *verified* issue, one confident enough not to need
+    review: many ordinary issues do not make a critical contract, and an unconfirmed one does
+    not either (it is in the review queue).  The score places the contract inside its level's
+    band (low 0-25, medium 25-50, high 50-75, critical 75-100) by how much every issue adds,
+    each its severity weight times its confidence, combined by noisy-OR; so sorting by score
+    sorts by level first.
     """
     issues = list(issues)
+    verified = [i.finding.severity for i in issues if i.finding.confidence >= thresholds.review_below]
+    level = level_for_severity(worst(verified)) if verified else RISK_LEVELS[0]
     remaining = math.prod(1.0 - WEIGHTS[i.finding.severity] * i.finding.confidence for i in issues)
-    score = round(100.0 * (1.0 - remaining), 1)
-    level = level_for_score(score)
-    confirmed = [i.finding.severity for i in issues if i.finding.confidence >= thresholds.review_below]
-    if confirmed:
-        level = worse_level(level, level_for_severity(worst(confirmed)))
-    return score, level
+    floor, ceiling = level_band(level)
+    return round(floor + (ceiling - floor) * (1.0 - remaining), 1), level
 
 
 def assess_batch(

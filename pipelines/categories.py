@@ -20,11 +20,11 @@ CUAD_CATEGORIES: tuple[str, ...] = (
 )
 
 KEY_TERMS: tuple[str, ...] = (
-    "Document Name", "Parties", "Agreement Date", "Effective Date", "Initial Term", "Expiration Date",
-    "Renewal Term", "Notice Period To Terminate Renewal", "Governing Law",
+    "Document Name", "Contract Type", "Parties", "Agreement Date", "Effective Date", "Initial Term",
+    "Expiration Date", "Renewal Term", "Notice Period To Terminate Renewal", "Governing Law",
 )
-"""Terms whose value a lawyer reads first, in the order reports show them.  All but Initial
-Term are CUAD categories; CUAD has none for the length of the term."""
+"""Terms whose value a lawyer reads first, in the order reports show them.  All but Contract
+Type and Initial Term are CUAD categories; CUAD has none for either."""
 
 MULTI_VALUED: frozenset[str] = frozenset({"Parties"})
 """Key terms that legitimately have several values; every other key term has one, so two

@@ -89,9 +89,9 @@ class Segment:
 class Finding:
     """One piece of evidence that a document has a clause or key term.
 
-    `source` names who found it ("rules", "key-terms", "model", "playbook", or several joined
-    by "+" after aggregation); `version` records the rule pack or model version so a finding
-    can always be traced to what produced it.
+    `source` names who found it ("rules", "key-terms", "key-term values", "model", "playbook",
+    or several joined by "+" after aggregation); `version` records the rule pack or model
+    version so a finding can always be traced to what produced it.
     """
 
     category: str

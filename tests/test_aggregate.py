@@ -9,9 +9,10 @@ from pipelines.aggregate import (
     DocumentAssessment, aggregate_document, assess_batch, merge_findings, priority, risk, summarize_batch,
 )
 from pipelines.datamodel import BatchResult, DocumentResult, Finding
-from pipelines.playbook import load_playbook
+from pipelines.playbook import PlaybookError, load_playbook, parse_playbook
 from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import WEIGHTS
+from pipelines.terms import VALUE_NOTE
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +111,7 @@ def test_unsettled_conflict_goes_to_review_and_both_values_are_checked(playbook)
     conflict = [r for r in a.review if r.reason.startswith("Conflicting Governing Law")]
     assert len(conflict) == 1
     assert "Texas (page 4); New York (page 7)" in conflict[0].reason
-    assert conflict[0].priority == WEIGHTS["medium"]  # stakes: the value check's severity, uncertainty 1
+    assert conflict[0].priority == WEIGHTS["low"]  # stakes: the value check's severity, uncertainty 1
     bad_values = [i for i in a.issues if i.kind == "value" and i.finding.category == "Governing Law"]
     assert [i.finding.value for i in bad_values] == ["Texas"]
 
@@ -129,23 +130,27 @@ def test_low_confidence_findings_are_queued_by_priority(playbook):
     # Under the floor (Audit Rights, 0.1) is noise; at or over review_below (Insurance) is settled.
     # Priority is the stakes' weight times the uncertainty, most urgent first.
     assert [(r.finding.category, r.priority) for r in a.review] == [
-        ("Cap On Liability", priority("high", 0.7)),  # a doubtful cap matters as much as a missing one
         ("Non-Compete", priority("high", 0.4)),
+        ("Cap On Liability", priority("medium", 0.7)),  # a doubtful cap matters as much as a missing one
     ]
-    assert a.review[0].priority == pytest.approx(0.35)
+    assert a.review[0].priority == pytest.approx(0.2)
     assert [m.finding.category for m in a.shown()] == ["Cap On Liability", "Non-Compete", "Insurance"]
 
 
 def test_risk_roll_up():
     t = load_playbook(None).thresholds
     assert risk([], t) == (0.0, "low")
-    assert risk([issue("medium")], t) == (25.0, "medium")
-    assert risk([issue("high")], t) == (50.0, "high")
-    assert risk([issue("critical")], t) == (80.0, "critical")
-    assert risk([issue("medium")] * 3, t) == (57.8, "high")  # mediums accumulate
-    assert risk([issue("critical", 0.9)], t) == (72.0, "critical")  # a confirmed critical issue sets the floor
-    assert risk([issue("critical", 0.5)], t) == (40.0, "medium")  # an unconfirmed one only adds to the score
+    assert risk([issue("medium")], t) == (31.2, "medium")  # its band, 25-50, a quarter in
+    assert risk([issue("high")], t) == (62.5, "high")
+    assert risk([issue("critical")], t) == (95.0, "critical")
+    # Many ordinary issues rank a contract higher within its level; they never raise the level.
+    assert risk([issue("medium")] * 3, t) == (39.5, "medium")
+    assert risk([issue("high")] * 2, t)[1] == "high"
+    assert risk([issue("critical", 0.9)], t) == (93.0, "critical")  # a verified critical issue
+    assert risk([issue("critical", 0.5)], t) == (10.0, "low")  # an unverified one is for review
     assert risk([issue("info")] * 5, t)[1] == "low"
+    scores = [risk([issue(s)], t)[0] for s in ("low", "medium", "high", "critical")]
+    assert scores == sorted(scores)  # sorting by score sorts by level
 
 
 def test_whole_document_assessment(playbook):
@@ -158,7 +163,7 @@ def test_whole_document_assessment(playbook):
     ]
     a = aggregate_document(found, playbook)
     assert [(i.kind, i.finding.category) for i in a.issues] == [("risky", "Uncapped Liability")]
-    assert a.risk_score == pytest.approx(76.0)
+    assert a.risk_score == pytest.approx(94.0)  # critical: 75 + 25 x (0.8 x 0.95)
     assert a.risk_level == "critical"
     assert a.review == []
     assert a.playbook == "commercial-default@1"
@@ -192,8 +197,32 @@ def test_assess_and_summarize_a_batch(playbook):
     assert summary["documents"] == 4
     assert summary["by_status"] == {"done": 3, "failed": 1}
     assert summary["failed"] == [{"id": 3, "filename": "c.pdf", "stage": "ingest", "reason": "encrypted"}]
-    assert summary["by_risk_level"] == {"low": 1, "medium": 0, "high": 0, "critical": 2}
+    # a non-compete and the clauses it lacks make a.pdf high, not critical: issues do not add up
+    assert summary["by_risk_level"] == {"low": 1, "medium": 0, "high": 1, "critical": 1}
     top = {t["category"]: t["documents"] for t in summary["top_categories"]}
     assert top["Cap On Liability"] == 2 and top["Non-Compete"] == 1
-    assert summary["categories"]["Cap On Liability"] == {"high": 2, "info": 1}
+    assert summary["categories"]["Cap On Liability"] == {"medium": 2, "info": 1}
     assert json.loads(json.dumps(summary)) == summary
+
+
+def contract_type(kind: str) -> Finding:
+    return Finding("Contract Type", "", 0, 0, 1, 0.9, "key-terms", "test", value=kind, note=VALUE_NOTE,
+                   detail={"evidence": []})
+
+
+def test_an_amendment_or_a_filing_exhibit_needs_no_cap_of_its_own(playbook):
+    for kind in ("amendment", "filing_exhibit"):
+        a = aggregate_document([contract_type(kind)], playbook)
+        assert a.key_terms["Contract Type"].value == kind
+        assert not [i for i in a.issues if i.kind == "missing"], kind
+        assert a.risk_level == "low"
+    licence = aggregate_document([contract_type("licence")], playbook)
+    assert {i.finding.category for i in licence.issues if i.kind == "missing"} == {
+        "Cap On Liability", "Governing Law", "Anti-Assignment"}
+
+
+def test_a_playbook_names_only_known_contract_types():
+    bad = ("name: t\nversion: '1'\nrequired:\n  Cap On Liability:\n    severity: medium\n"
+           "    except_types: [amendment, lease]\n")
+    with pytest.raises(PlaybookError, match="except_types: must be a list of contract types among licence"):
+        parse_playbook(bad)

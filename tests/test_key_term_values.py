@@ -13,7 +13,7 @@ from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Fin
 from pipelines.deadlines import deadline_for, write_ics
 from pipelines.playbook import load_playbook
 from pipelines.reports import write_reports
-from pipelines.reports.tables import KEY_TERM_HEADERS
+from pipelines.reports.tables import CONTRACT_HEADERS
 from pipelines.terms import NOT_STATED, VALUE_NOTE
 from pipelines.terms.display import display_value
 
@@ -106,7 +106,7 @@ def test_report_and_spreadsheet_show_each_value_with_confidence_and_evidence(tmp
         DocumentResult(1, "msa.pdf", "/in/msa.pdf", DocumentStatus.DONE, page_count=5, findings=EVERGREEN)])
     write_reports(batch, tmp_path, view="full")
     book = openpyxl.load_workbook(tmp_path / "report.xlsx")
-    row = dict(zip(KEY_TERM_HEADERS, next(book["Key terms"].iter_rows(min_row=2, values_only=True))))
+    row = dict(zip(CONTRACT_HEADERS, next(book["Contracts"].iter_rows(min_row=2, values_only=True))))
     assert row["Effective Date"].date() == date(2009, 3, 1)  # a date cell: the portfolio sorts by it
     assert row["Agreement Date"] == "not stated" and row["Initial Term"] == "3 years"
     assert row["Renewal Term"] == "successive 1 year" and row["Governing Law"] == "New York"

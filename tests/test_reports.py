@@ -16,7 +16,9 @@ from pipelines.datamodel import BatchResult, DocumentResult, Finding
 from pipelines.playbook import load_playbook
 from pipelines.categories import CUAD_CATEGORIES
 from pipelines.reports import write_reports
-from pipelines.reports.tables import FINDING_HEADERS, FULL_DOCUMENT_HEADERS, KEY_TERM_HEADERS, REVIEW_HEADERS
+from pipelines.reports.tables import (
+    CONTRACT_HEADERS, FINDING_HEADERS, FULL_DOCUMENT_HEADERS, ISSUE_HEADERS, REVIEW_HEADERS,
+)
 
 SCORER = Path(__file__).resolve().parents[2] / "shared" / "tools" / "cuad_score.py"
 NON_COMPETE = "Supplier shall not, during the Term, sell competing products in North America."
@@ -94,16 +96,16 @@ def test_report_json_has_every_document_and_evidence_anchor(full: Path):
         "text": NON_COMPETE, "start": 3000, "end": 3000 + len(NON_COMPETE), "page": 3,
         "box": [72.0, 300.5, 540.0, 330.0], "confidence": 0.92, "version": "model-1.0"}
     assert assessment["key_terms"]["Governing Law"]["basis"] == "conflict"
-    # high (non-compete, missing cap) + medium (Texas, short notice) + low (assignment) accumulate
-    assert docs["acme-supply.pdf"]["risk_level"] == assessment["risk_level"] == "critical"
+    # the worst verified issue is the non-compete (high); the others rank it within high
+    assert docs["acme-supply.pdf"]["risk_level"] == assessment["risk_level"] == "high"
     assert report["summary"]["by_status"] == {"done": 2, "failed": 1, "duplicate": 1}
 
 
 def test_xlsx_full_view(full: Path):
     book = openpyxl.load_workbook(full / "report.xlsx")
-    assert book.sheetnames == ["Documents", "Findings", "Key terms", "Key-term evidence", "Review queue"]
-    expected = {"Documents": FULL_DOCUMENT_HEADERS, "Findings": FINDING_HEADERS, "Key terms": KEY_TERM_HEADERS,
-                "Review queue": REVIEW_HEADERS}
+    assert book.sheetnames == ["Contracts", "Issues", "Key-term evidence", "Findings", "Review queue", "Documents"]
+    expected = {"Documents": FULL_DOCUMENT_HEADERS, "Findings": FINDING_HEADERS, "Contracts": CONTRACT_HEADERS,
+                "Issues": ISSUE_HEADERS, "Review queue": REVIEW_HEADERS}
     for name, headers in expected.items():
         sheet = book[name]
         assert [c.value for c in sheet[1]] == headers
@@ -127,9 +129,15 @@ def test_xlsx_full_view(full: Path):
     formula = next(r for r in findings if r["Category"] == "Governing Law" and r["Value"] == "New York")
     assert formula["Quote"].startswith("=HYPERLINK")  # stored as text, not as a formula
     assert book["Findings"].cell(row=2 + findings.index(formula), column=13).data_type == "s"
-    key_terms = [dict(zip(KEY_TERM_HEADERS, r)) for r in book["Key terms"].iter_rows(min_row=2, values_only=True)]
-    assert key_terms[0]["Governing Law"] == "CONFLICT: Texas (p. 4) | New York (p. 7)"
-    assert key_terms[1]["Governing Law"] == "Delaware"
+    contracts = [dict(zip(CONTRACT_HEADERS, r)) for r in book["Contracts"].iter_rows(min_row=2, values_only=True)]
+    assert [c["File"] for c in contracts][:2] == ["acme-supply.pdf", "clean-services.pdf"]  # worst first
+    assert contracts[0]["Governing Law"] == "CONFLICT: Texas (p. 4) | New York (p. 7)"
+    assert contracts[1]["Governing Law"] == "Delaware"
+    assert contracts[0]["Level"] == "high" and isinstance(contracts[0]["Score"], int)
+    assert contracts[0]["Top issues"].startswith("Non-Compete (high)")
+    assert contracts[0]["Owner"] is None and "Due" in CONTRACT_HEADERS
+    issues = [dict(zip(ISSUE_HEADERS, r)) for r in book["Issues"].iter_rows(min_row=2, values_only=True)]
+    assert {"Non-Compete", "Cap On Liability"} <= {i["Category"] for i in issues if i["File"] == "acme-supply.pdf"}
     review = [dict(zip(REVIEW_HEADERS, r)) for r in book["Review queue"].iter_rows(min_row=2, values_only=True)]
     assert review and review == sorted(review, key=lambda r: -r["Priority"])
     assert any(r["Reason"].startswith("Conflicting Governing Law") for r in review)
@@ -137,7 +145,7 @@ def test_xlsx_full_view(full: Path):
 
 def test_xlsx_summary_view_is_one_line_per_contract(summary: Path):
     book = openpyxl.load_workbook(summary / "report.xlsx")
-    assert book.sheetnames == ["Documents", "Key terms", "Key-term evidence"]
+    assert book.sheetnames == ["Contracts", "Issues", "Key-term evidence", "Documents"]
     rows = list(book["Documents"].iter_rows(values_only=True))
     assert rows[0] == ("File", "Status", "Risk level", "Risk score", "Missing clauses", "To renegotiate",
                        "Review items", "Reason")

@@ -6,16 +6,22 @@ the weak candidate that was not convincing enough) so a lawyer can check them in
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from pipelines.datamodel import Finding
+from pipelines.playbook.quotes import quote_problem
 from pipelines.playbook.schema import ClauseRule, Playbook, ValueCheck
 from pipelines.playbook.values import matches_any, parse_days, says_no
 from pipelines.terms.display import display_value
 
 IssueKind = Literal["missing", "risky", "value"]
+SET_ASIDE = "quote set aside: "
+"""How a finding's note starts the reason its quote raised nothing (pipelines.playbook.quotes)."""
+SetAside = tuple[Finding, str]
+"""A candidate whose quote does not state its clause, and the reason."""
 _SHOWN_CHARS = 80
 
 
@@ -38,22 +44,27 @@ class Unreadable:
 
 
 def run_checks(
-    playbook: Playbook, best: Mapping[str, Finding], valued: Mapping[str, list[Finding]]
+    playbook: Playbook, findings: Iterable[Finding], valued: Mapping[str, list[Finding]]
 ) -> tuple[list[Issue], list[Unreadable]]:
     """Issues for one document.
 
-    `best` is each category's most confident merged finding, whatever its confidence;
-    `valued` is, per category, the present findings whose values the value checks read (for a
-    key term in conflict, every competing value, so a bad one is not hidden by the conflict).
+    `findings` are the document's merged findings, whatever their confidence; `valued` is,
+    per category, the present findings whose values the value checks read (for a key term in
+    conflict, every competing value, so a bad one is not hidden by the conflict).
+
+    A required or risky clause counts only in a quote that states it (pipelines.playbook.quotes):
+    the most confident present finding whose quote passes raises the risky issue or satisfies
+    the requirement, and a finding whose quote fails raises nothing; its note records why.
     """
     present = playbook.thresholds.present
+    by_category = _by_confidence(findings)
     issues: list[Issue] = []
     for rule in playbook.required:
-        found = best.get(rule.category)
-        if found is None or found.confidence < present:
-            issues.append(_missing(playbook, rule, found))
+        stated, set_aside = _stated(by_category.get(rule.category, []), present)
+        if stated is None or stated.confidence < present:
+            issues.append(_missing(playbook, rule, stated, set_aside))
     for rule in playbook.risky:
-        found = best.get(rule.category)
+        found, _ = _stated(by_category.get(rule.category, []), present)
         if found is not None and found.confidence >= present:
             fields = {"category": rule.category, "value": _shown(found.value or "")}
             finding = _anchored(playbook, found, rule.severity, _fill(rule.reason, fields))
@@ -69,10 +80,39 @@ def run_checks(
     return issues, unreadable
 
 
-def _missing(playbook: Playbook, rule: ClauseRule, weak: Finding | None) -> Issue:
-    """An issue for a required clause that is absent, or only weakly evidenced by `weak`."""
+def _by_confidence(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Findings per category, most confident first."""
+    grouped: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        grouped[f.category].append(f)
+    return {c: sorted(group, key=lambda f: -f.confidence) for c, group in grouped.items()}
+
+
+def _stated(candidates: list[Finding], present: float) -> tuple[Finding | None, SetAside | None]:
+    """The most confident candidate whose quote states its clause, and the most confident
+    present one set aside because its quote does not, with why (None for either if none).
+
+    Each present candidate set aside on the way gets the reason in its note ("quote set
+    aside: a recital"), so the report says why it raised nothing.
+    """
+    set_aside = None
+    for f in candidates:
+        problem = quote_problem(f.category, f.text)
+        if problem is None:
+            return f, set_aside
+        if f.confidence >= present:
+            f.note = "; ".join(filter(None, (f.note, SET_ASIDE + problem)))
+            set_aside = set_aside or (f, problem)
+    return None, set_aside
+
+
+def _missing(playbook: Playbook, rule: ClauseRule, weak: Finding | None, set_aside: SetAside | None) -> Issue:
+    """An issue for a required clause that is absent, or only weakly evidenced by `weak`;
+    `set_aside` is a confident candidate whose quote does not state the clause, and why."""
     fields = {"category": rule.category, "value": ""}
     reason = _fill(rule.reason, fields)
+    if set_aside is not None:
+        reason += f" The candidate on page {set_aside[0].page} was set aside: {set_aside[1]}."
     advice = _fill_optional(rule.advice, fields)
     if weak is None:
         finding = Finding(rule.category, "", 0, 0, 0, 1.0, "playbook", playbook.label,
@@ -100,12 +140,27 @@ def _check_value(playbook: Playbook, check: ValueCheck, found: Finding) -> Issue
                                             f"to compare with the playbook's minimum of {check.min_days} days.")
         fields["days"] = days
         failed = days < (check.min_days or 0)
-    else:  # auto_renewal: a renewal term renews the contract unless it says "none" or is an option
-        failed = not says_no(found.value) and (found.detail or {}).get("automatic") is not False
+    else:  # auto_renewal
+        failed = _renews_automatically(found)
     if not failed:
         return None
     finding = _anchored(playbook, found, check.severity, _fill(check.reason, fields))
     return Issue("value", finding, _fill_optional(check.advice, fields))
+
+
+def _renews_automatically(found: Finding) -> bool:
+    """Whether `found` says the contract renews by itself.
+
+    The structure pipelines.terms read says so when it has it; otherwise (a clause quote, a
+    value without structure) the quote must state it: a renewal option, a definition of
+    "successive periods" or a passing mention of renewal is not an automatic renewal.
+    """
+    if says_no(found.value):
+        return False
+    automatic = (found.detail or {}).get("automatic")
+    if automatic is not None:
+        return bool(automatic)
+    return quote_problem(found.category, found.text) is None
 
 
 def _anchored(playbook: Playbook, found: Finding, severity: str, note: str) -> Finding:

@@ -9,8 +9,8 @@ Schema (see default.yaml for a full example):
     name: <text>                 version: <text>
     thresholds: {present: 0.5, review_below: 0.75, floor: 0.2}
     severities: {<CUAD category>: <severity>, ...}
-    required:   {<CUAD category>: {severity, reason?, advice?}, ...}
-    risky:      {<CUAD category>: {severity, reason?, advice?}, ...}
+    required:   {<CUAD category>: {severity, reason?, advice?, except_types?}, ...}
+    risky:      {<CUAD category>: {severity, reason?, advice?, except_types?}, ...}
     value_checks:
       - {category, kind: allowed_values, allowed: [..], severity, reason?, advice?}
       - {category, kind: min_days, min_days: N, severity, reason?, advice?}
@@ -25,13 +25,14 @@ from pathlib import Path
 import yaml
 
 from pipelines.categories import CUAD_CATEGORIES, canonical_category
+from pipelines.contract_type import ContractType
 from pipelines.playbook.schema import CHECK_KINDS, ClauseRule, Playbook, Thresholds, ValueCheck
 from pipelines.playbook.severity import SEVERITIES
 
 DEFAULT_PLAYBOOK = Path(__file__).with_name("default.yaml")
 
 _TOP_KEYS = ("name", "version", "thresholds", "severities", "required", "risky", "value_checks")
-_RULE_KEYS = ("severity", "reason", "advice")
+_RULE_KEYS = ("severity", "reason", "advice", "except_types")
 _CHECK_KEYS = ("category", "kind", "severity", "reason", "advice", "allowed", "min_days")
 _TEMPLATE_FIELDS = {"value", "days", "min_days", "allowed", "category"}
 _DEFAULT_REASONS = {
@@ -142,9 +143,17 @@ class _Reader:
             severity = spec.get("severity")
             reason = self._template(spec, "reason", where, _DEFAULT_REASONS[section])
             advice = self._template(spec, "advice", where)
+            except_types = self._contract_types(spec.get("except_types", []), f"{where} > except_types")
             if category and self._severity(severity, f"{where} > severity") and reason is not None:
-                rules.append(ClauseRule(category, severity, reason, advice))
+                rules.append(ClauseRule(category, severity, reason, advice, except_types))
         return tuple(rules)
+
+    def _contract_types(self, raw: object, where: str) -> tuple[str, ...]:
+        known = [t.value for t in ContractType]
+        if not isinstance(raw, list) or any(t not in known for t in raw):
+            self.problems.append(f"{where}: must be a list of contract types among " + ", ".join(known))
+            return ()
+        return tuple(raw)
 
     def _checks(self, raw: object) -> tuple[ValueCheck, ...]:
         if not isinstance(raw, list):

@@ -1,7 +1,7 @@
 """What a playbook says, as validated values (see loader.py for the YAML it is read from)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pipelines.playbook.severity import worst
@@ -31,13 +31,16 @@ class Thresholds:
 class ClauseRule:
     """A clause the playbook requires (missing -> issue) or flags as risky (present -> issue).
 
-    `reason` and `advice` are templates over {category} and {value}.
+    `reason` and `advice` are templates over {category} and {value}.  `except_types` names
+    contract types (pipelines.contract_type values) the rule does not apply to: an amendment
+    or a filing exhibit needs no liability cap of its own.
     """
 
     category: str
     severity: str
     reason: str
     advice: str | None = None
+    except_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,14 @@ class Playbook:
     def label(self) -> str:
         """Name and version, recorded as the `version` of every finding the playbook makes."""
         return f"{self.name}@{self.version}"
+
+    def for_type(self, contract_type: str | None) -> Playbook:
+        """The playbook as it applies to a contract of `contract_type`: rules that except that
+        type left out."""
+        if contract_type is None:
+            return self
+        return replace(self, required=tuple(r for r in self.required if contract_type not in r.except_types),
+                       risky=tuple(r for r in self.risky if contract_type not in r.except_types))
 
     def severity(self, category: str) -> str:
         """Severity of the clause itself when found; categories the playbook omits are info."""

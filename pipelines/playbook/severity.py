@@ -1,8 +1,8 @@
 """Severity levels, their order and their weights: the one place risk arithmetic reads them from.
 
-A weight is the chance-like share of risk one certain finding of that severity contributes;
-risk scores combine weights by noisy-OR (see pipelines.aggregate), so weights stay in [0, 1)
-and several medium issues add up to a high risk without any single one being high.
+A contract's level is its worst verified issue's severity (see pipelines.aggregate.risk); a
+weight is the chance-like share one certain issue of a severity adds to the score that ranks
+contracts within a level, combined by noisy-OR, so weights stay in [0, 1).
 """
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ WEIGHTS: dict[str, float] = {"info": 0.02, "low": 0.1, "medium": 0.25, "high": 0
 
 RISK_LEVELS: tuple[str, ...] = ("low", "medium", "high", "critical")
 
-LEVEL_FLOORS: dict[str, float] = {"medium": 25.0, "high": 50.0, "critical": 75.0}
-"""Lowest 0-100 risk score of each level; chosen so that one certain issue of a severity puts
-a document at that level (0.25 -> 25, 0.5 -> 50, 0.8 -> 80)."""
+LEVEL_FLOORS: dict[str, float] = {"low": 0.0, "medium": 25.0, "high": 50.0, "critical": 75.0}
+"""Lowest 0-100 risk score of each level: a level's contracts score inside its band."""
 
 
 def rank(severity: str) -> int:
@@ -29,20 +28,13 @@ def worst(severities: Iterable[str], default: str = "info") -> str:
     return max(severities, key=rank, default=default)
 
 
-def level_for_score(score: float) -> str:
-    """The risk level band a 0-100 score falls in."""
-    level = "low"
-    for name in RISK_LEVELS[1:]:
-        if score >= LEVEL_FLOORS[name]:
-            level = name
-    return level
+def level_band(level: str) -> tuple[float, float]:
+    """The 0-100 scores a level's contracts fall in: from its floor to the next level's."""
+    i = RISK_LEVELS.index(level)
+    upper = LEVEL_FLOORS[RISK_LEVELS[i + 1]] if i + 1 < len(RISK_LEVELS) else 100.0
+    return LEVEL_FLOORS[level], upper
 
 
 def level_for_severity(severity: str) -> str:
     """The risk level a single issue of `severity` implies (info issues imply low risk)."""
     return "low" if severity == "info" else severity
-
-
-def worse_level(a: str, b: str) -> str:
-    """The higher of two risk levels."""
-    return max(a, b, key=RISK_LEVELS.index)

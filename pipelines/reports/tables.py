@@ -16,7 +16,10 @@ FULL_DOCUMENT_HEADERS = ["ID", "File", "Status", "Stage", "Reason", "Kind", "Pag
                          "Missing clauses", "To renegotiate", "Review items", "Duplicate of"]
 FINDING_HEADERS = ["File", "Category", "Kind", "Severity", "Confidence", "Source", "Version", "Value",
                    "Page", "Start", "End", "Box", "Quote", "Note", "Advice", "Evidence"]
-KEY_TERM_HEADERS = ["File", *KEY_TERMS]
+CONTRACT_HEADERS = ["File", "Status", "Level", "Score", "Top issues", *KEY_TERMS, "Owner", "Decision", "Due"]
+"""The Contracts sheet: one row a legal-ops lead works in; Owner, Decision and Due are theirs to fill."""
+ISSUE_HEADERS = ["File", "Severity", "Kind", "Category", "Issue", "Confidence", "Page", "Quote", "Suggested change"]
+TOP_ISSUES = 3
 KEY_TERM_EVIDENCE_HEADERS = ["File", "Key term", "Value", "Confidence", "How it was read", "Evidence"]
 REVIEW_HEADERS = ["File", "Priority", "Category", "Reason", "Confidence", "Source", "Page", "Quote"]
 
@@ -52,11 +55,34 @@ def finding_rows(assessed: list[Assessed]) -> list[list]:
     return rows
 
 
-def key_term_rows(assessed: list[Assessed]) -> list[list]:
-    """One row per assessed document, one column per key term; dates are dates, so the
-    portfolio sorts and filters by them."""
-    return [[doc.filename, *(key_term_cell(a.key_terms.get(t)) for t in KEY_TERMS)]
-            for doc, a in assessed if a is not None]
+def contract_rows(assessed: list[Assessed]) -> list[list]:
+    """One row per contract, worst first: level, rounded score, its top issues in a phrase
+    each, and every key term as a typed cell."""
+    ordered = sorted(assessed, key=lambda da: (_score(*da) is None, -(_score(*da) or 0.0)))
+    return [
+        [doc.filename, doc.status, _level(doc, a), round(s) if (s := _score(doc, a)) is not None else None,
+         top_issues(a), *(key_term_cell(a.key_terms.get(t)) if a else None for t in KEY_TERMS), None, None, None]
+        for doc, a in ordered
+    ]
+
+
+def top_issues(a: DocumentAssessment | None) -> str:
+    """The worst issues, one phrase each: "Non-Compete (high); Cap On Liability missing (medium)"."""
+    if a is None:
+        return ""
+    phrases = [f"{i.finding.category}{' missing' if i.kind == 'missing' else ''} ({i.finding.severity})"
+               for i in a.issues[:TOP_ISSUES]]
+    return "; ".join(phrases)
+
+
+def issue_rows(assessed: list[Assessed]) -> list[list]:
+    """Every playbook issue, one row each, worst first within each contract."""
+    return [
+        [doc.filename, i.finding.severity, i.kind, i.finding.category, i.finding.note, round(i.finding.confidence, 2),
+         i.finding.page if i.finding.end > i.finding.start else None, " ".join(i.finding.text.split()) or None,
+         i.advice]
+        for doc, a in assessed if a is not None for i in a.issues
+    ]
 
 
 def key_term_cell(term: KeyTerm | None) -> object:

@@ -1,8 +1,10 @@
 """report.xlsx: the batch as filterable sheets, for people who live in Excel.
 
-The summary view (business) gets one line per contract plus its key terms (one column each,
-dates as dates) and the evidence behind each value; the full view (legal) adds every finding
-with its evidence chain and the review queue.
+Both views open on Contracts (one row per contract, worst first: level, rounded score, top
+issues, each key term in its own typed column, and empty Owner, Decision and Due columns to
+work in), then Issues (one row per issue) and the evidence behind each key-term value; the
+full view (legal) adds every finding with its evidence chain and the review queue.  Documents
+lists every file's processing facts, failures included.
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from pipelines.aggregate import Assessed
 from pipelines.reports.tables import (
-    FINDING_HEADERS, KEY_TERM_EVIDENCE_HEADERS, KEY_TERM_HEADERS, REVIEW_HEADERS, document_rows, finding_rows,
-    key_term_evidence_rows, key_term_rows, review_rows,
+    CONTRACT_HEADERS, FINDING_HEADERS, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, contract_rows,
+    document_rows, finding_rows, issue_rows, key_term_evidence_rows, review_rows,
 )
 
 _MIN_WIDTH = 8
@@ -29,14 +31,14 @@ _HEADER_FILL = PatternFill("solid", fgColor="E5E7EB")
 def write_xlsx(assessed: list[Assessed], path: Path, view: str) -> Path:
     workbook = Workbook()
     workbook.remove(workbook.active)
-    headers, rows = document_rows(assessed, view)
-    _sheet(workbook, "Documents", headers, rows)
-    if view == "full":
-        _sheet(workbook, "Findings", FINDING_HEADERS, finding_rows(assessed))
-    _sheet(workbook, "Key terms", KEY_TERM_HEADERS, key_term_rows(assessed))
+    _sheet(workbook, "Contracts", CONTRACT_HEADERS, contract_rows(assessed))
+    _sheet(workbook, "Issues", ISSUE_HEADERS, issue_rows(assessed))
     _sheet(workbook, "Key-term evidence", KEY_TERM_EVIDENCE_HEADERS, key_term_evidence_rows(assessed))
     if view == "full":
+        _sheet(workbook, "Findings", FINDING_HEADERS, finding_rows(assessed))
         _sheet(workbook, "Review queue", REVIEW_HEADERS, review_rows(assessed))
+    headers, rows = document_rows(assessed, view)
+    _sheet(workbook, "Documents", headers, rows)
     workbook.save(path)
     return path
 

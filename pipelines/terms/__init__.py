@@ -6,6 +6,7 @@ measured against CUAD's normalized answers by ops/benchmarks/keyterm_values.py.
 """
 from __future__ import annotations
 
+from pipelines.contract_type import classify_contract
 from pipelines.datamodel import Segment
 from pipelines.terms.dates import read_dates
 from pipelines.terms.law import read_governing_law
@@ -13,20 +14,22 @@ from pipelines.terms.parties import read_parties
 from pipelines.terms.term import read_term
 from pipelines.terms.value import NOT_STATED, VALUE_NOTE, Quote, TermValue
 
-__all__ = ["FIELDS", "INITIAL_TERM", "NOT_STATED", "VALUE_NOTE", "Quote", "TermValue", "read_terms"]
+__all__ = ["CONTRACT_TYPE", "FIELDS", "INITIAL_TERM", "NOT_STATED", "VALUE_NOTE", "Quote", "TermValue", "read_terms"]
 INITIAL_TERM = "Initial Term"
+CONTRACT_TYPE = "Contract Type"
 FIELDS: tuple[str, ...] = (
-    "Parties", "Agreement Date", "Effective Date", INITIAL_TERM, "Expiration Date", "Renewal Term",
+    CONTRACT_TYPE, "Parties", "Agreement Date", "Effective Date", INITIAL_TERM, "Expiration Date", "Renewal Term",
     "Notice Period To Terminate Renewal", "Governing Law",
 )
-"""The valued key terms, in the order reports show them.  All but Initial Term are CUAD
-categories; CUAD has no category for the term's length, which lawyers read first."""
+"""The valued key terms, in the order reports show them.  All but Contract Type and Initial
+Term are CUAD categories; CUAD has no category for the kind of contract or the term's length,
+which lawyers read first."""
 
 
 def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
     """Every valued key term of one document, by field; a field the contract does not address
     is absent, one it leaves open is NOT_STATED."""
-    values: list[TermValue] = []
+    values: list[TermValue] = [_contract_type(text)]
     parties = read_parties(text)
     if parties is not None:
         values.append(parties)
@@ -38,3 +41,10 @@ def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
     if law is not None:
         values.append(law)
     return {v.field: v for v in values}
+
+
+def _contract_type(text: str) -> TermValue:
+    decision = classify_contract(text)
+    evidence = (Quote(*decision.span, "title"),) if decision.span else ()
+    return TermValue(CONTRACT_TYPE, decision.type.value, decision.confidence, evidence,
+                     {"reason": decision.evidence})

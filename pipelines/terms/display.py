@@ -24,6 +24,8 @@ def display_value(field: str, value: str | None, detail: dict | None = None) -> 
     if value is None:
         return ""
     detail = detail or {}
+    if field == "Contract Type":
+        return value.replace("_", " ")
     day = parse_iso_date(value)
     if day is not None:
         text = f"{day:%B} {day.day}, {day.year}"

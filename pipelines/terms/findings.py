@@ -7,10 +7,12 @@ value was reached without the document text.
 from __future__ import annotations
 
 from pipelines.datamodel import Finding, Segment
-from pipelines.rules.keyterms import SOURCE, SegmentIndex
+from pipelines.rules.keyterms import SegmentIndex
 from pipelines.rules.pack import RulePack, default_rule_pack
 from pipelines.terms import read_terms
 from pipelines.terms.value import VALUE_NOTE, TermValue
+
+SOURCE = "key-term values"
 
 
 def value_findings(text: str, segments: list[Segment], pack: RulePack | None = None) -> list[Finding]:
@@ -35,7 +37,7 @@ def _value_finding(value: TermValue, text: str, index: SegmentIndex, pack: RuleP
         end=first.end if first else 0,
         page=segment.page if segment else 1,
         confidence=value.confidence,
-        source=SOURCE,
+        source=SOURCE,  # not "key-terms": a value is not a second copy of its evidence's span
         version=pack.version,
         box=segment.box if segment else None,
         severity=pack.severity(value.field),

@@ -1,0 +1,278 @@
+"""Does a quote state its clause?  Checks a quote must pass before the playbook acts on it.
+
+Finders (rules, the model) match on wording, so they also fire on text that talks about a
+clause without stating it: "nothing in this Agreement shall restrict..." has a non-compete's
+words, "Company retains all rights in its Property" an assignment's, a WHEREAS recital or a
+table-of-contents line a heading's.  An issue raised from such a quote is wrong, and a
+required clause "found" in it is still missing.  These functions name what such a quote is
+instead, so the playbook can set it aside and say why.
+
+Cap carve-outs are *not* set aside as Uncapped Liability: "the limitations above shall not
+apply to indemnification obligations" leaves that liability uncapped, and CUAD's experts
+annotate exactly such carve-outs as Uncapped Liability.
+"""
+from __future__ import annotations
+
+import re
+
+# --- what kind of text the quote is, whatever its category -----------------------------------
+
+# A recital says why the parties contract, not what they agree: "WHEREAS, ...", "RECITALS".
+_RECITAL = re.compile(r"^\W*(?:whereas\b|recitals?\b)", re.IGNORECASE)
+
+# A definition: a quoted term, perhaps numbered, then "means", "shall mean", "has the meaning",
+# "refers to", "shall include": "'Exclusive Territory' means ...", "1.4 “Products” shall mean".
+_DEFINITION = re.compile(
+    r"^\W*(?:\(?[\w.]{1,6}\)?\s+)?[\"“'‘][^\"”'’]{1,80}[\"”'’]\s*,?\s*"
+    r"(?:shall\s+|will\s+)?(?:means?|has\s+the\s+meanings?|have\s+the\s+meanings?|refers?\s+to|includes?)\b",
+    re.IGNORECASE,
+)
+# An obligation inside a definition's body ("'Exclusivity' shall mean that Licensor shall not
+# grant..."): then the definition states the clause itself.
+_OBLIGATION = re.compile(r"\b(?:shall|will|must|may)\b", re.IGNORECASE)
+
+# A contents line: leader dots before a page number ("Non-Competition ........ 14"), or a run
+# of section numbers each starting a title ("15.1 Transfer by Franchisee 15.2 Notice 15.3 ...").
+_CONTENTS_LEADER = re.compile(r"(?:\.\s*){4,}\s*\d*|…{2,}")
+_SECTION_NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)*\.?\s+[A-Z]")
+_CONTENTS_MIN_SECTIONS = 3
+# Words that make a line a sentence rather than a title.
+_VERB = re.compile(
+    r"\b(?:shall|will|may|must|agrees?|is|are|be|been|has|have|does|do|grants?|means?|"
+    r"not|no|any|each|during|until|unless|if)\b",
+    re.IGNORECASE,
+)
+_HEADING_MAX_WORDS = 10
+_MINOR_WORD_CHARS = 3  # "of", "and", "the" stay lower case in a title
+
+
+# --- negations: a restriction the quote denies ---------------------------------------------
+
+_RESTRICT = r"(?:prevent|restrict|limit|prohibit|preclude|bar|inhibit|restrain|interfere)\w*"
+# "X shall not prevent Y from", "shall not be construed to limit", "nothing in this Agreement
+# shall restrict", "is free to", "non-exclusive", "is not an exclusive agreement", "none of
+# the Shares is subject to any ...".
+_NEGATED_RESTRICTION = re.compile(
+    r"\b(?:shall|will|does|do|should|may|is|are)\s+not\s+(?:\w+\s+){0,3}?(?:be\s+(?:construed|deemed|interpreted)"
+    r"\s+(?:as\s+|so\s+as\s+|to\s+)?(?:\w+\s+){0,2}?)?" + _RESTRICT + r"|"
+    r"\bnothing\b[^.;]{0,160}?\b" + _RESTRICT + r"|"
+    r"\b(?:shall|will)\s+(?:be|remain)\s+free\s+to\b|"
+    r"\bnon-?\s?exclusive(?:ly)?\b|"
+    r"\b(?:is|are)\s+not\s+(?:an?\s+)?exclusive\b|"
+    r"\b(?:does|do)\s+not\s+(?:grant|create|confer)\s+(?:\w+\s+){0,4}?(?:an?\s+)?exclusive\b|"
+    r"\b(?:is|are)\s+not\s+subject\s+to\b|\bnone\s+of\b[^.;]{0,80}?\bsubject\s+to\b",
+    re.IGNORECASE,
+)
+# A restriction stated outright ("shall not sell", "not to compete", "exclusive"), which a
+# negated carve-out next to it does not undo.
+_RESTRICTION = re.compile(
+    r"\b(?:shall|will|may|agrees?\s+(?:that\s+it\s+will|to))\s+not\b|"
+    r"\bnot\s+to\s+(?:compete|engage|sell|solicit|market|distribute)|\b(?:sole|exclusive)\b",
+    re.IGNORECASE,
+)
+
+# --- IP: keeping versus passing on ---------------------------------------------------------
+
+# Keeping what a party owns: "retains all rights", "remains the property of", "is and shall
+# remain vested in", "owns", "is the sole owner of".
+_RETENTION = re.compile(
+    r"\b(?:retains?|retained|reserves?|reserved|(?:shall|will)\s+(?:have\s+and\s+)?retain)\b"
+    r"[^.;]{0,100}?\b(?:rights?|title|interest|property|ownership)\b|"
+    r"\b(?:remains?|(?:shall|will)\s+remain)\s+(?:vested\s+in|with|the\s+(?:sole\s+(?:and\s+exclusive\s+)?|"
+    r"exclusive\s+)?property\s+of)\b|"
+    r"\b(?:is|are)\s+and\s+(?:shall|will)\s+(?:remain|continue\s+to\s+be)\b|"
+    r"\bowns\b|\b(?:is|are)\s+the\s+(?:sole\s+(?:and\s+exclusive\s+)?|exclusive\s+)?owners?\b",
+    re.IGNORECASE,
+)
+# Passing ownership on: "hereby assigns", "shall vest in", "work made for hire", "shall be the
+# property of", "shall be owned by".
+_ASSIGNMENT = re.compile(
+    r"\b(?:assigns?|assigned|assignment|transfers?|transferred|conveys?|conveyed)\b|\bshall\s+(?:vest|belong)\b|"
+    r"\bworks?\s+made\s+for\s+hire\b|\b(?:shall|will)\s+(?:be|become)\s+(?:the\s+)?"
+    r"(?:sole\s+(?:and\s+exclusive\s+)?|exclusive\s+)?(?:property|owned)\b",
+    re.IGNORECASE,
+)
+# Work the contract produces: who keeps *that* is who owns new IP, which is the clause.
+_NEW_WORK = re.compile(
+    r"\b(?:inventions?|developments?|improvements?|deliverables?|work\s+product|innovations?|discoveries)\b|"
+    r"\b(?:created|developed|conceived|made|generated|produced)\s+(?:by|under|in|during|pursuant)\b",
+    re.IGNORECASE,
+)
+
+# --- liability ---------------------------------------------------------------------------
+
+# A period within which a claim must be brought: "no action ... may be brought more than two
+# years after", "neither party will bring an action more than ...".  It limits when, not how much.
+_LIMITATION_OF_ACTIONS = re.compile(
+    r"\b(?:action|claim|suit|proceeding)s?\b[^.;]{0,160}?\b(?:brought|commenced|instituted|filed|asserted)\b"
+    r"[^.;]{0,40}?\b(?:more\s+than|after|within|later\s+than)\b|"
+    r"\b(?:bring|commence|institute|file)\s+(?:\w+\s+){0,3}?(?:action|claim|suit|proceeding)s?\b"
+    r"[^.;]{0,40}?\b(?:more\s+than|after|within|later\s+than)\b",
+    re.IGNORECASE,
+)
+# Something left outside a limit: "except for", "shall not apply to", "excluding", "other than".
+_CARVE_OUT = re.compile(
+    r"\bexcept(?:ing)?\b|\bshall\s+not\s+apply\b|\bwill\s+not\s+apply\b|\bexclud(?:ing|es?)\b|\bother\s+than\b|"
+    r"\bunlimited\b|\buncapped\b",
+    re.IGNORECASE,
+)
+# Liability, damages, remedies: what a cap or an exclusion of liability is about.
+_LIABILITY = re.compile(r"\bliab(?:le|ility|ilities)\b|\bdamages?\b|\bremed(?:y|ies)\b", re.IGNORECASE)
+# A limit: "shall not exceed", "limited to", "in no event".
+_LIMIT = re.compile(
+    r"\bexceed|\blimitations?\b|\blimited\s+to\b|\bmaximum\b|\bcap(?:ped)?\b|\bin\s+no\s+event\b|"
+    r"\bunder\s+no\s+circumstances\b",
+    re.IGNORECASE,
+)
+# Insurance wording: a policy limit or a deductible is the insurer's, not a cap on liability.
+_INSURANCE = re.compile(
+    r"\b(?:insurance|insured|insurers?|deductibles?|self-insured|premiums?|policy|policies)\b", re.IGNORECASE)
+# Liability named as a line of insurance ("commercial general liability insurance").
+_INSURED_LIABILITY = re.compile(
+    r"\b(?:\w+\s+){0,3}?liability\s+(?:insurance|coverage|policy|policies|limits?)\b", re.IGNORECASE)
+# A signature block: "By: ____ Name: ... Title: ...", "IN WITNESS WHEREOF".
+_SIGNATURE = re.compile(r"\bIN\s+WITNESS\s+WHEREOF\b|\b(?:By|Name|Title)\s*:|_{4,}", re.IGNORECASE)
+
+# --- most favoured nation -----------------------------------------------------------------
+
+# Terms compared with those given to others: "no less favourable", "lowest price", "any third
+# party", "similarly situated".  An MFN clause is that comparison.
+_COMPARISON = re.compile(
+    r"favou?r|\blowest\b|\blower\b|\bless\b|\bbetter\b|\bgreater\b|\bMFN\b|\bthird[\s-]part|\bany\s+other\b|"
+    r"\bsimilarly\s+situated\b|\bequivalent\b",
+    re.IGNORECASE,
+)
+
+# --- renewal -------------------------------------------------------------------------------
+
+# A term that renews by itself: "automatically renew", "renewed tacitly", "evergreen" (lower
+# case: "Evergreen" is a name), "unless either party gives notice", "renewed for successive
+# one-year terms", "month to month", "continue thereafter until terminated".
+_AUTOMATIC_RENEWAL = re.compile(
+    r"\bautomatic(?:ally)?\b|\bauto-?renew|\b(?-i:evergreen)\b|\btacit(?:ly)?\b|\bunless\s+(?:either|a|one)\s+party\b|"
+    r"\bunless\b[^.;]{0,80}?\bnotice\b|\b(?:renew|extend)\w*\s+(?:\w+\s+){0,4}?for\s+(?:\w+\s+){0,2}?"
+    r"(?:successive|additional|further|subsequent)\b|\b(?:month|year)[\s-]to[\s-](?:month|year)\b|"
+    r"\bthereafter\b[^.;]{0,80}?\buntil\b",
+    re.IGNORECASE,
+)
+# A renewal someone must choose: "an option to renew" (not a "Service Option Attachment"),
+# "may extend", "the right to renew", "the opportunity to renew", "if the parties agree",
+# "upon mutual written agreement".
+_RENEWAL_OPTION = re.compile(
+    r"\b(?:an?|the|its|their|sole)\s+option\b|\bmay\s+(?:elect\s+to\s+|at\s+its\s+\w+\s+)?(?:renew|extend)|"
+    r"\b(?:right|opportunity)\s+to\s+(?:renew|extend)|\bif\s+(?:both|the)\s+parties\s+(?:so\s+)?agree|"
+    r"\b(?:upon|by)\s+(?:the\s+)?(?:mutual\s+)?(?:written\s+)?agreement|\bagree\s+(?:in\s+writing\s+)?to\s+(?:renew|extend)|"
+    r"\belects?\s+to\s+(?:renew|extend)",
+    re.IGNORECASE,
+)
+# Renewal denied: "do not automatically extend", "decide not to renew", "no renewal".
+_NO_RENEWAL = re.compile(
+    r"\b(?:not|no)\s+(?:be\s+)?(?:\w+\s+){0,2}?(?:automatic(?:ally)?\s+)?(?:renew|extend)", re.IGNORECASE)
+
+
+def quote_problem(category: str, text: str) -> str | None:
+    """Why `text` does not state a `category` clause, or None when it does.
+
+    The category's own check speaks first, its reason being the more telling ("not a cap"
+    for a signature block that also looks like a heading).  Reasons are short, for a
+    finding's note: "a recital", "a definition", "a heading or contents line", "a negated
+    grant", "retention, not assignment", "a limitation of actions", "not a cap", "no
+    comparison with others' terms", "a renewal option, not automatic", "no automatic renewal
+    stated".
+    """
+    return _CATEGORY_CHECKS.get(category, _no_problem)(text) or _form_problem(text)
+
+
+def _form_problem(text: str) -> str | None:
+    """A problem with what kind of text the quote is, whatever its category."""
+    if _RECITAL.match(text):
+        return "a recital"
+    definition = _DEFINITION.match(text)
+    if definition and not _OBLIGATION.search(text, definition.end()):
+        return "a definition"
+    if is_heading(text):
+        return "a heading or contents line"
+    return None
+
+
+def is_heading(text: str) -> bool:
+    """Whether `text` is a title or a table-of-contents line rather than a sentence.
+
+    A contents line has leader dots or a run of numbered titles; a heading is short, has no
+    verb and its words are in capitals or title case ("12. Non-Competition", "EXCLUSIVITY").
+    """
+    if _CONTENTS_LEADER.search(text):
+        return True
+    if _VERB.search(text):
+        return False
+    if len(_SECTION_NUMBER.findall(text)) >= _CONTENTS_MIN_SECTIONS:
+        return True
+    words = text.split()
+    if not words or len(words) > _HEADING_MAX_WORDS:
+        return False
+    major = [w for w in words if w[:1].isalpha() and len(w) > _MINOR_WORD_CHARS]
+    return bool(major) and all(w[0].isupper() for w in major)
+
+
+def _negated(text: str) -> str | None:
+    """A restriction the quote only denies ("nothing ... shall restrict") and never imposes."""
+    if _NEGATED_RESTRICTION.search(text) and not _RESTRICTION.search(_NEGATED_RESTRICTION.sub(" ", text)):
+        return "a negated grant"
+    return None
+
+
+def _retained(text: str) -> str | None:
+    """A party keeping IP it already has, rather than IP passing, or new work being owned."""
+    if _RETENTION.search(text) and not _ASSIGNMENT.search(text) and not _NEW_WORK.search(text):
+        return "retention, not assignment"
+    return None
+
+
+def _uncapped(text: str) -> str | None:
+    """A time bar on claims, which caps nothing and leaves nothing uncapped, unless it carves
+    something out."""
+    if _LIMITATION_OF_ACTIONS.search(text) and not _CARVE_OUT.search(text):
+        return "a limitation of actions"
+    return None
+
+
+def _capped(text: str) -> str | None:
+    """A cap or exclusion of liability (or a time bar on claims, which CUAD counts as one), as
+    opposed to an insurance limit, a deductible or a signature block."""
+    if _SIGNATURE.search(text):
+        return "not a cap"
+    if _INSURANCE.search(text):
+        return None if _LIABILITY.search(_INSURED_LIABILITY.sub(" ", text)) else "not a cap"
+    if _LIABILITY.search(text) or _LIMIT.search(text) or _LIMITATION_OF_ACTIONS.search(text):
+        return None
+    return "not a cap"
+
+
+def _compared(text: str) -> str | None:
+    """Terms measured against those given to others, which is what makes a clause an MFN."""
+    return None if _COMPARISON.search(text) else "no comparison with others' terms"
+
+
+def _renews(text: str) -> str | None:
+    """A term renewing by itself, as opposed to an option to renew or a mere mention."""
+    if _RENEWAL_OPTION.search(text):
+        return "a renewal option, not automatic"
+    if _NO_RENEWAL.search(text) or not _AUTOMATIC_RENEWAL.search(text):
+        return "no automatic renewal stated"
+    return None
+
+
+def _no_problem(text: str) -> str | None:
+    """Categories without a check of their own: any sentence may state them."""
+    return None
+
+
+_NEGATABLE = ("Exclusivity", "Non-Compete", "No-Solicit Of Customers", "Rofr/Rofo/Rofn")
+_CATEGORY_CHECKS = {
+    **{category: _negated for category in _NEGATABLE},
+    "Ip Ownership Assignment": _retained,
+    "Uncapped Liability": _uncapped,
+    "Cap On Liability": _capped,
+    "Most Favored Nation": _compared,
+    "Renewal Term": _renews,
+}

@@ -1,0 +1,150 @@
+"""Quote checks: a quote that only mentions a clause raises no issue and satisfies no requirement.
+
+Every sentence here is synthetic, written for these tests.
+"""
+from __future__ import annotations
+
+import pytest
+
+from pipelines.datamodel import Finding
+from pipelines.playbook import load_playbook
+from pipelines.playbook.checks import SET_ASIDE, run_checks
+from pipelines.playbook.quotes import is_heading, quote_problem
+
+
+@pytest.fixture(scope="module")
+def default():
+    return load_playbook(None)
+
+
+def finding(category: str, text: str, confidence: float = 0.9, start: int = 100, **kw) -> Finding:
+    return Finding(category, text, start, start + len(text), 3, confidence, "model", "m1", **kw)
+
+
+@pytest.mark.parametrize(("category", "text", "problem"), [
+    ("Exclusivity", "Nothing in this Agreement shall restrict the Reseller from buying similar goods from others.",
+     "a negated grant"),
+    ("Non-Compete", "This Section shall not prevent the Consultant from advising other clients in any field.",
+     "a negated grant"),
+    ("Exclusivity", "The Maker grants the Seller a non-exclusive right to offer the Goods in Ruritania.",
+     "a negated grant"),
+    ("Rofr/Rofo/Rofn", "None of the units is subject to any right of first offer held by a third person.",
+     "a negated grant"),
+    ("Exclusivity", "This Agreement does not grant either party an exclusive right to resell the Goods.",
+     "a negated grant"),
+    ("Exclusivity", "This is not an exclusive supply arrangement.", "a negated grant"),
+    ("Most Favored Nation", "WHEREAS, the Vendor wishes to give the Buyer terms no less favourable than others get;",
+     "a recital"),
+    ("Exclusivity", "“Exclusive Territory” means the counties listed in Schedule 4.", "a definition"),
+    ("Change Of Control", "(c) 'Control Event' shall mean a sale of most of the voting shares of a party.",
+     "a definition"),
+    ("Non-Compete", "12. Non-Competition ........ 14", "a heading or contents line"),
+    ("Exclusivity", "ARTICLE 9 EXCLUSIVITY", "a heading or contents line"),
+    ("Cap On Liability", "Limitation of Liability.", "a heading or contents line"),
+    ("Rofr/Rofo/Rofn", "7.1 Transfers by the Owner 7.2 Notice of Sale 7.3 First Offer Right",
+     "a heading or contents line"),
+    ("Ip Ownership Assignment", "The Company retains all rights, title and interest in and to its Property.",
+     "retention, not assignment"),
+    ("Ip Ownership Assignment", "The Platform is and shall remain the sole property of the Provider.",
+     "retention, not assignment"),
+    ("Uncapped Liability", ("No action arising under this Agreement may be brought by either party more than one "
+      "year after the claim accrues."), "a limitation of actions"),
+    ("Uncapped Liability", ("Neither party shall bring any action under this Agreement more than two years after "
+      "it accrues."), "a limitation of actions"),
+    ("Cap On Liability", ("The Supplier shall bear the deductible of its insurance policy, up to a maximum of "
+      "$5,000 per event."), "not a cap"),
+    ("Cap On Liability", ("The Vendor shall carry commercial general liability insurance with limits of not less "
+      "than $2,000,000 per occurrence."), "not a cap"),
+    ("Cap On Liability", "Ruritania Widgets Ltd. By: ________ Name: A. Person Title: Director", "not a cap"),
+    ("Most Favored Nation", "The Vendor shall invoice the Buyer at the end of each month.",
+     "no comparison with others' terms"),
+    ("Renewal Term", "The Licensee has an option to renew this Agreement for one further year.",
+     "a renewal option, not automatic"),
+    ("Renewal Term", "The parties may extend the term for another two years on written notice.",
+     "a renewal option, not automatic"),
+    ("Renewal Term", "These rights do not automatically extend to any later event.", "no automatic renewal stated"),
+    ("Renewal Term", "Payments are collected through Evergreen Pay and passed on daily.", "no automatic renewal stated"),
+])
+def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
+    assert quote_problem(category, text) == problem
+
+
+@pytest.mark.parametrize(("category", "text"), [
+    ("Non-Compete", ("During the Term and for two years after it, the Consultant shall not, directly or "
+      "indirectly, engage in any business that competes with the Company in the Territory.")),
+    ("Non-Compete", ("The Distributor shall not sell competing products, provided that nothing herein shall "
+      "prevent it from selling its existing product line.")),
+    ("Exclusivity", "The Buyer shall purchase all of its requirements of the Goods exclusively from the Maker."),
+    ("Exclusivity", "The Licensor shall not grant exclusive rights in the Marks to anyone else in the Region."),
+    ("Exclusivity", ("'Exclusivity Period' means the period in which the Licensor shall not license any other "
+      "person in the Territory.")),
+    ("Uncapped Liability", ("The limitations of liability in this Section shall not apply to a party's indemnity "
+      "obligations or to its wilful misconduct.")),
+    ("Uncapped Liability", "Each party's liability for a breach of its confidentiality obligations is unlimited."),
+    ("Uncapped Liability", ("Except for claims for indemnity, no claim may be brought more than two years after "
+      "it arises.")),
+    ("Cap On Liability", ("In no event shall either party's aggregate liability exceed the fees paid in the twelve "
+      "months before the claim.")),
+    ("Cap On Liability", "Neither party shall be liable for any indirect, special or consequential damages."),
+    ("Cap On Liability", "The Supplier's total liability shall not exceed the amount its insurers pay out."),
+    ("Ip Ownership Assignment", "The Contractor hereby assigns to the Client all rights in the Deliverables."),
+    ("Ip Ownership Assignment", ("All inventions made by the Consultant under this Agreement shall be the sole "
+      "property of the Company.")),
+    ("Ip Ownership Assignment", ("The Sponsor shall retain all right, title and interest in any improvements "
+      "developed under this Agreement.")),
+    ("Most Favored Nation", ("The prices charged to the Buyer shall be no less favourable than those charged to "
+      "any other customer buying similar volumes.")),
+    ("Renewal Term", ("This Agreement renews automatically for successive one-year terms unless either party "
+      "objects.")),
+    ("Renewal Term", "The term shall be renewed for additional periods of one year each."),
+    ("Renewal Term", ("Each Service Option Attachment renews automatically for a further term unless either party "
+      "objects.")),
+    ("Renewal Term", "After the first year the licence continues on a month-to-month basis until cancelled."),
+    ("Governing Law", "This Agreement is governed by the laws of Ruritania."),
+    ("Governing Law", "laws of the State of Ruritania"),
+])
+def test_quotes_that_state_their_clause(category: str, text: str):
+    assert quote_problem(category, text) is None
+
+
+def test_short_sentences_are_not_headings():
+    assert is_heading("Exclusivity.")
+    assert not is_heading("The Licensee shall pay all taxes.")
+    assert not is_heading("10.2 The following acts constitute minor breaches.")
+
+
+def test_a_risky_issue_comes_from_the_most_confident_quote_that_states_it(default):
+    negation = finding("Non-Compete", "Nothing herein shall restrict the Agent from acting for other principals.",
+                       confidence=0.95, note="rule-7")
+    covenant = finding("Non-Compete", "The Agent shall not act for any competitor of the Principal in the Region.",
+                       confidence=0.7, start=900)
+    issues, _ = run_checks(default, [negation, covenant], {})
+    risky = [i for i in issues if i.kind == "risky"]
+    assert [i.finding.text for i in risky] == [covenant.text]
+    assert negation.note == f"rule-7; {SET_ASIDE}a negated grant"
+
+
+def test_a_quote_that_fails_raises_nothing(default):
+    recital = finding("Most Favored Nation", "WHEREAS the Vendor sells to many buyers at varying prices;")
+    issues, _ = run_checks(default, [recital], {})
+    assert [i for i in issues if i.finding.category == "Most Favored Nation"] == []
+
+
+def test_a_required_cap_is_satisfied_only_by_a_quote_that_states_one(default):
+    signature = finding("Cap On Liability", "By: ________ Name: A. Person Title: Director")
+    issues, _ = run_checks(default, [signature], {})
+    cap = next(i for i in issues if i.finding.category == "Cap On Liability")
+    assert cap.kind == "missing" and cap.finding.confidence == 1.0
+    assert "The candidate on page 3 was set aside: not a cap." in cap.finding.note
+    real = finding("Cap On Liability", "Each party's total liability is limited to the fees paid.", confidence=0.8)
+    issues, _ = run_checks(default, [signature, real], {})
+    assert not any(i.finding.category == "Cap On Liability" for i in issues)
+
+
+def test_a_renewal_option_is_not_called_automatic(default):
+    option = finding("Renewal Term", "The Buyer shall have the right to renew this Agreement for one more year.")
+    read_option = finding("Renewal Term", "clause text", value="P1Y", detail={"automatic": False, "option": True})
+    read_automatic = finding("Renewal Term", "clause text", value="P1Y", detail={"automatic": True})
+    for found, raised in ((option, False), (read_option, False), (read_automatic, True)):
+        issues, _ = run_checks(default, [], {"Renewal Term": [found]})
+        assert any(i.kind == "value" for i in issues) is raised, found
