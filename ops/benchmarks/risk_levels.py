@@ -32,7 +32,8 @@ from pipelines.datamodel import DocumentStatus, Finding  # noqa: E402
 from pipelines.playbook import load_playbook  # noqa: E402
 from pipelines.playbook.severity import RISK_LEVELS  # noqa: E402
 from pipelines.settings import Settings  # noqa: E402
-from pipelines.terms import CONTRACT_TYPE, VALUE_NOTE, read_terms  # noqa: E402
+from pipelines.contract_type import classify_contract  # noqa: E402
+from pipelines.terms import CONTRACT_TYPE, VALUE_NOTE  # noqa: E402
 
 CUAD = REPO.parent / "shared" / "data" / "cuad"
 SPLIT_FILE = REPO / "docs" / "validation_split.txt"
@@ -60,9 +61,9 @@ def expert_findings() -> dict[str, list[Finding]]:
                                           "expert", "cuad"))
     for pdf, row in files.items():
         text = (CUAD / row["txt"]).read_text(encoding="utf-8")
-        kind = read_terms(text, [])[CONTRACT_TYPE]
-        found[pdf].append(Finding(CONTRACT_TYPE, "", 0, 0, 1, kind.confidence, "expert", "cuad", value=kind.value,
-                                  note=VALUE_NOTE))
+        kind = classify_contract(text)
+        found[pdf].append(Finding(CONTRACT_TYPE, "", 0, 0, 1, kind.confidence, "expert", "cuad",
+                                  value=kind.type.value, note=VALUE_NOTE))
         answer_row = answers[row["master_clauses_filename"]]
         for category, column in ANSWERED.items():
             if answer_row[column].strip():

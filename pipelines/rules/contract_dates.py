@@ -20,7 +20,7 @@ HEAD_CHARS = 3000  # the preamble is on the first page
 EFFECTIVE_HEAD_CHARS = 6000  # later dates called effective belong to other agreements
 PREAMBLE_CONTEXT_CHARS = 80
 
-_PREAMBLE_CUE_RE = re.compile(
+PREAMBLE_CUE_RE = re.compile(
     r"\b(?:dated|as\s+of|made|entered|effective|executed|signed|concluded|this|date[d:]?|"
     r"day\s+of|on)\b[^.]{0,60}$",
     re.IGNORECASE,
@@ -31,11 +31,11 @@ _PLACEHOLDER_RE = re.compile(
     r"(?P<blank>(?:\[[^\]\n]{0,10}\]|_{3,})(?:\s*,\s*(?:19|20)\d\d)?)",
     re.IGNORECASE,
 )
-_WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
-_EFFECTIVE_BEFORE_RE = re.compile(
+WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
+EFFECTIVE_BEFORE_RE = re.compile(
     r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$", re.IGNORECASE
 )
-_EFFECTIVE_AFTER_RE = re.compile(
+EFFECTIVE_AFTER_RE = re.compile(
     r"^[^()\n]{0,15}?\(\s*(?:the|this)?\s*[\"“”']?\s*(?:\w+\s+)?Effective\s+Date|^[\s,]*[\"“”']?Effective\s+Date",
     re.IGNORECASE,
 )
@@ -91,22 +91,22 @@ _PERPETUAL_RE = re.compile(
 )
 
 
-def _on_filing_legend(text: str, offset: int) -> bool:
+def on_filing_legend(text: str, offset: int) -> bool:
     """Whether `offset` is on a "Source: ACME CORP, 10-K, 3/3/2021" line EDGAR adds to pages."""
     line_start = text.rfind("\n", 0, offset) + 1
     return text.startswith("Source:", line_start) or "Source:" in text[max(line_start, offset - 80):offset]
 
 
 def _preamble_date(text: str) -> DateMention | None:
-    head = [m for m in find_dates(text, 0, min(len(text), HEAD_CHARS)) if not _on_filing_legend(text, m.start)]
+    head = [m for m in find_dates(text, 0, min(len(text), HEAD_CHARS)) if not on_filing_legend(text, m.start)]
     for mention in head:
-        if _PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
+        if PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
             return mention
     return head[0] if head else None
 
 
 def _witness_date(text: str) -> DateMention | None:
-    for m in _WITNESS_RE.finditer(text):
+    for m in WITNESS_RE.finditer(text):
         found = find_dates(text, m.start(), m.end())
         if found:
             return found[0]
@@ -120,7 +120,7 @@ def _same_date_elsewhere(text: str, first: DateMention, category: str, kind: str
     seen = {first.text.lower()}
     found = []
     for mention in find_dates(text):
-        if mention.iso == first.iso and mention.text.lower() not in seen and not _on_filing_legend(text, mention.start):
+        if mention.iso == first.iso and mention.text.lower() not in seen and not on_filing_legend(text, mention.start):
             seen.add(mention.text.lower())
             found.append(Evidence(category, mention.start, mention.end, kind, mention.iso))
     return found
@@ -167,11 +167,11 @@ def effective_date(text: str, segments: list[Segment], agreement: list[Evidence]
     for mention in find_dates(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS)):
         before = text[max(0, mention.start - 40):mention.start]
         after = text[mention.end:mention.end + 40]
-        if _EFFECTIVE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.search(after):
+        if EFFECTIVE_BEFORE_RE.search(before) or EFFECTIVE_AFTER_RE.search(after):
             found.append(Evidence(category, mention.start, mention.end, "effective-date/called-effective", mention.iso))
     for m in _PLACEHOLDER_RE.finditer(text, 0, min(len(text), HEAD_CHARS)):
-        if _EFFECTIVE_BEFORE_RE.search(text[max(0, m.start("blank") - 40):m.start("blank")]) or \
-                _EFFECTIVE_AFTER_RE.search(text[m.end("blank"):m.end("blank") + 40]):
+        if EFFECTIVE_BEFORE_RE.search(text[max(0, m.start("blank") - 40):m.start("blank")]) or \
+                EFFECTIVE_AFTER_RE.search(text[m.end("blank"):m.end("blank") + 40]):
             found.append(Evidence(category, m.start("blank"), m.end("blank"), "effective-date/called-effective"))
     for m in _EFFECTIVE_DEFINITION_RE.finditer(text):
         start, end = _clause(text, segments, m.start(), m.end())

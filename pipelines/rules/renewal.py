@@ -21,9 +21,9 @@ _RENEWAL_RE = re.compile(
     r"subsequent|like)\b|\bevergreen\b|\bshall\s+be\s+renewed\b|\bauto-renew",
     re.IGNORECASE,
 )
-_NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
+NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
 _NOTICE_RE = re.compile(r"\bnotice\b", re.IGNORECASE)
-_BEFORE_END_RE = re.compile(
+BEFORE_END_RE = re.compile(
     r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
     r"from\s+the\s+end)",
     re.IGNORECASE,
@@ -40,7 +40,7 @@ def find_renewal_terms(text: str, segments: list[Segment]) -> list[Evidence]:
     found = []
     for segment in segments:
         m = _RENEWAL_RE.search(segment.text)
-        if not m or _NOT_RENEWAL_RE.search(segment.text):
+        if not m or NOT_RENEWAL_RE.search(segment.text):
             continue
         start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
         after = [d for d in find_durations(text, start, end) if d.start >= segment.start + m.start() - 40]
@@ -59,7 +59,7 @@ def find_renewal_notice(text: str, segments: list[Segment]) -> list[Evidence]:
         if not (_NOTICE_RE.search(segment.text) and _RENEWAL_CONTEXT_RE.search(segment.text)):
             continue
         for duration in find_durations(text, segment.start, segment.end):
-            if _BEFORE_END_RE.search(text[duration.end:min(segment.end, duration.end + 80)]):
+            if BEFORE_END_RE.search(text[duration.end:min(segment.end, duration.end + 80)]):
                 start, end = sentence_around(text, segment, duration.start, duration.end)
                 found.append(Evidence("Notice Period To Terminate Renewal", start, end,
                                       "renewal-notice/clause", duration.describe()))

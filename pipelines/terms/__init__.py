@@ -9,6 +9,7 @@ from __future__ import annotations
 from pipelines.contract_type import classify_contract
 from pipelines.datamodel import Segment
 from pipelines.terms.dates import read_dates
+from pipelines.terms.display import parse_iso_date
 from pipelines.terms.law import read_governing_law
 from pipelines.terms.parties import read_parties
 from pipelines.terms.term import read_term
@@ -33,14 +34,23 @@ def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
     parties = read_parties(text)
     if parties is not None:
         values.append(parties)
-    dates = read_dates(text, segments)
-    values += dates
-    effective = next((v for v in dates if v.field == "Effective Date"), None)
-    values += read_term(text, segments, effective)
+    dates = {v.field: v for v in read_dates(text, segments)}
+    values += dates.values()
+    values += read_term(text, segments, _term_start(dates))
     law = read_governing_law(text, segments)
     if law is not None:
         values.append(law)
     return {v.field: v for v in values}
+
+
+def _term_start(dates: dict[str, TermValue]) -> TermValue | None:
+    """The date a term counts from when its clause names none: the effective date, else the
+    agreement date, whichever is a calendar date."""
+    for field in ("Effective Date", "Agreement Date"):
+        value = dates.get(field)
+        if value is not None and parse_iso_date(value.value) is not None:
+            return value
+    return None
 
 
 def _contract_type(text: str) -> TermValue:

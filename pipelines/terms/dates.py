@@ -16,6 +16,9 @@ import re
 from dataclasses import dataclass
 
 from pipelines.datamodel import Segment
+from pipelines.rules.contract_dates import (
+    EFFECTIVE_AFTER_RE, EFFECTIVE_BEFORE_RE, PREAMBLE_CUE_RE, WITNESS_RE, on_filing_legend,
+)
 from pipelines.rules.dates import DateMention, find_written_dates
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
@@ -26,12 +29,6 @@ EFFECTIVE_HEAD_CHARS = 6000  # later dates called effective belong to other agre
 CUE_CHARS = 80
 SIGNATURE_BLOCK_CHARS = 400
 
-# Words that introduce the date a contract was made: "dated as of", "made this", "entered into on".
-_PREAMBLE_CUE_RE = re.compile(
-    r"\b(?:dated|as\s+of|made|entered|effective|executed|signed|concluded|this|date[d:]?|"
-    r"day\s+of|on)\b[^.]{0,60}$",
-    re.IGNORECASE,
-)
 # The same, strict enough to trust deeper into the document, past a table of contents.
 _STRICT_PREAMBLE_CUE_RE = re.compile(
     r"\b(?:dated|made|entered\s+into|executed|effective)\b[^.]{0,40}?\b(?:as\s+of|on|this|effective)?\s*"
@@ -59,22 +56,11 @@ _OTHER_INSTRUMENT_RE = re.compile(
 _SELF_DATED_RE = re.compile(
     r"\bthis\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
     r"(?:on\s+|as\s+of\s+)?(?:the\s+)?", re.IGNORECASE)
-_FILING_LEGEND_RE = re.compile(r"Source:[^\n]{0,120}$")
-_WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
 # "Date: March 3, 2021" or "Dated: 3/3/21" at the start of a line: a signature block's date.
 _SIGNATURE_DATE_RE = re.compile(r"\bDated?\b[ \t]*:?[ \t]*(?=\S)", re.IGNORECASE)
 # What comes before it on its line: nothing, or a column gap ("By: ...      Date: ...").
 _LINE_START_RE = re.compile(r"(?:^|\n)[ \t]*$|\S[ \t]{2,}$")
 _SIGNATURE_BLOCK_RE = re.compile(r"\b(?:By|Name|Title|Signature)\s*:|/s/", re.IGNORECASE)
-# "effective as of March 3, 2021", "Effective Date: ...", "effective on the ...".
-_EFFECTIVE_BEFORE_RE = re.compile(
-    r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$", re.IGNORECASE
-)
-# "March 3, 2021 (the "Effective Date")".
-_EFFECTIVE_AFTER_RE = re.compile(
-    r"^[^()\n]{0,15}?\(\s*(?:the|this)?\s*[\"“”']?\s*(?:\w+\s+)?Effective\s+Date|^[\s,]*[\"“”']?Effective\s+Date",
-    re.IGNORECASE,
-)
 # ""Effective Date" means ...", "The Effective Date of this Agreement shall be ...".
 _EFFECTIVE_DEFINITION_RE = re.compile(
     r"[\"“”']\s*(?:Effective|Commencement)\s+Date\s*[\"“”']\s*(?:shall\s+mean|means|:|is|shall\s+be)\s+|"
@@ -164,11 +150,6 @@ def _is_full(mention: DateMention) -> bool:
     return mention.iso is not None and len(mention.iso) == 10
 
 
-def _on_filing_legend(text: str, offset: int) -> bool:
-    """Whether `offset` is on a "Source: ACME CORP, 10-K, 3/3/2021" line EDGAR adds to pages."""
-    return bool(_FILING_LEGEND_RE.search(text, max(0, offset - 130), offset))
-
-
 def _from_mention(mention: DateMention, how: str) -> _Found:
     value = mention.iso if _is_full(mention) else NOT_STATED
     return _Found(value, mention.start, mention.end, how, mention.text)
@@ -188,13 +169,13 @@ def _agreement_date(text: str, mentions: list[DateMention], signed: list[DateMen
     """The preamble's date, or its blank; else the witness clause's; else the first signature's."""
     signature_starts = {m.start for m in signed}
     candidates = sorted(
-        [m for m in mentions if not _on_filing_legend(text, m.start) and m.start not in signature_starts]
+        [m for m in mentions if not on_filing_legend(text, m.start) and m.start not in signature_starts]
         + _blank_dates(text, LATE_PREAMBLE_CHARS),
         key=lambda m: m.start)
     candidates = [m for m in candidates if not _OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start)]
     for mention in candidates:
         before = text[max(0, mention.start - CUE_CHARS):mention.start]
-        if mention.start < PREAMBLE_CHARS and (_PREAMBLE_CUE_RE.search(before) or _TITLE_BEFORE_RE.search(before)):
+        if mention.start < PREAMBLE_CHARS and (PREAMBLE_CUE_RE.search(before) or _TITLE_BEFORE_RE.search(before)):
             return _from_mention(mention, "preamble")
     for mention in candidates:
         before = text[max(0, mention.start - CUE_CHARS):mention.start]
@@ -207,7 +188,7 @@ def _agreement_date(text: str, mentions: list[DateMention], signed: list[DateMen
         dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
         if dated and dated[0].start == m.end():
             return _from_mention(dated[0], "dated-clause")
-    for m in _WITNESS_RE.finditer(text):
+    for m in WITNESS_RE.finditer(text):
         dated = find_written_dates(text, m.start(), m.end())
         if dated:
             return _from_mention(dated[0], "witness-clause")
@@ -238,11 +219,11 @@ def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
     """'effective as of March 3, 2021' or 'March 3, 2021 (the "Effective Date")', blanks included."""
     candidates = sorted(mentions + _blank_dates(text, EFFECTIVE_HEAD_CHARS), key=lambda m: m.start)
     for mention in candidates:
-        if mention.start >= EFFECTIVE_HEAD_CHARS or _on_filing_legend(text, mention.start):
+        if mention.start >= EFFECTIVE_HEAD_CHARS or on_filing_legend(text, mention.start):
             continue
         before = text[max(0, mention.start - 40):mention.start]
         after = text[mention.end:mention.end + 40]
-        if _EFFECTIVE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.search(after):
+        if EFFECTIVE_BEFORE_RE.search(before) or EFFECTIVE_AFTER_RE.search(after):
             return _from_mention(mention, "called-effective")
     return None
 

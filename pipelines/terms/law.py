@@ -14,6 +14,7 @@ import re
 
 from pipelines.datamodel import Segment
 from pipelines.rules.jurisdictions import SPELLINGS, US_STATES, chosen_jurisdiction, normalise_jurisdiction
+from pipelines.rules.keyterms import SegmentIndex
 from pipelines.terms.value import Quote, TermValue
 
 FIELD = "Governing Law"
@@ -82,16 +83,17 @@ def read_governing_law(text: str, segments: list[Segment]) -> TermValue | None:
     state addendum or an escrow agreement.  A weak cue ("subject to the laws of") only counts
     when no firm one names a place.
     """
+    index = SegmentIndex(segments)
     found = []
     for pattern, strength in _CUES:
         for m in pattern.finditer(text):
-            place = _place_after(text, segments, m.start())
+            place = _place_after(text, index, m.start())
             if place is not None:
                 found.append((strength < FIRM, m.start(), strength, place, m.end()))
     if not found:
         return None
     _, start, strength, place, end = min(found)
-    start, end = _sentence(text, segments, start, end)
+    start, end = _sentence(text, index, start, end)
     detail: dict = {"place": place}
     forum = _forum(text, start)
     if forum is not None:
@@ -99,7 +101,7 @@ def read_governing_law(text: str, segments: list[Segment]) -> TermValue | None:
     return TermValue(FIELD, place, strength, (Quote(start, end, "governing-law clause"),), detail)
 
 
-def _place_after(text: str, segments: list[Segment], start: int) -> str | None:
+def _place_after(text: str, index: SegmentIndex, start: int) -> str | None:
     """The jurisdiction the clause at `start` chooses, looking a window ahead (and a little behind,
     for "the laws of X shall govern"); None when the window names none or only describes where a
     party is organized."""
@@ -121,7 +123,7 @@ def _place_after(text: str, segments: list[Segment], start: int) -> str | None:
     if adjective is not None:
         places.append(_ADJECTIVES[adjective.group("adjective")])
     if not places:
-        return _place_in_sentence(text, segments, start)
+        return _place_in_sentence(text, index, start)
     if places[0] == "United States":
         # "the laws of the United States of America and of the State of Texas"
         named = (normalise_jurisdiction(m.group()) for m in _STATE_RE.finditer(" ".join(window[cue:].split())))
@@ -143,21 +145,21 @@ def _clause_end(text: str, start: int) -> int:
     return first.start() + 1
 
 
-def _place_in_sentence(text: str, segments: list[Segment], start: int) -> str | None:
+def _place_in_sentence(text: str, index: SegmentIndex, start: int) -> str | None:
     """A place the cue's own sentence names, for clauses that point back to it ("accepted in
     the State of Nevada and governed by the laws thereof"), unless it only describes a party."""
-    left, right = _sentence(text, segments, start, start + 1)
+    left, right = _sentence(text, index, start, start + 1)
     sentence = text[left:right]
     if _PARTY_DESCRIPTION_RE.search(sentence):
         return None
     return chosen_jurisdiction(" ".join(sentence.split()))
 
 
-def _sentence(text: str, segments: list[Segment], start: int, end: int) -> tuple[int, int]:
+def _sentence(text: str, index: SegmentIndex, start: int, end: int) -> tuple[int, int]:
     """The clause's bounds: the segment holding the cue, or a sentence-sized window."""
-    for segment in segments:
-        if segment.start <= start < segment.end:
-            return segment.start, min(segment.end, segment.start + 1200)
+    segment = index.at(start)
+    if segment is not None:
+        return segment.start, min(segment.end, segment.start + 1200)
     stop = text.find(". ", start)
     return start, (stop + 1 if 0 <= stop < end + 300 else end)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from pipelines.datamodel import Segment
 from pipelines.rules.dates import DateMention, Duration, add_duration, find_durations, find_written_dates
+from pipelines.rules.renewal import BEFORE_END_RE, NOT_RENEWAL_RE
 from pipelines.rules.spans import sentence_around
-from pipelines.terms.dates import read_dates
 from pipelines.terms.durations import iso_duration
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
@@ -118,7 +118,6 @@ _RENEWAL_RE = re.compile(
     r"\bauto-renew|\boption\s+to\s+(?:renew|extend)|\bright\s+to\s+(?:renew|extend)",
     re.IGNORECASE,
 )
-_NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
 _AUTOMATIC_RE = re.compile(
     r"\bautomatic(?:ally)?\b|\bauto-renew|\bevergreen\b|\bunless\s+(?:either|a|one)\s+party\b|"
     r"\bunless\s+(?:\w+\s+){0,6}?notice\b", re.IGNORECASE)
@@ -135,11 +134,6 @@ _WORDED_LENGTH_RE = re.compile(
     r"(?P<amount>one|two|three|four|five|ten|\d{1,2})-(?P<unit>year|month))\b",
     re.IGNORECASE)
 _SMALL_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
-_BEFORE_END_RE = re.compile(
-    r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
-    r"from\s+the\s+end)",
-    re.IGNORECASE,
-)
 # "thirty (30) days' prior written notice".
 _NOTICE_AFTER_RE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
 # "thirty (30) days' prior written notice" with nothing between: a notice, never a renewal length.
@@ -163,17 +157,20 @@ class _TermClause:
     start_date: DateMention | None
 
 
-def read_term(text: str, segments: list[Segment], effective: TermValue | None) -> list[TermValue]:
-    """Initial term, expiration, renewal term and renewal notice, each where the contract says."""
+def read_term(text: str, segments: list[Segment], start: TermValue | None) -> list[TermValue]:
+    """Initial term, expiration, renewal term and renewal notice, each where the contract says.
+
+    `start` is the date the term counts from when its clause names none: the effective date,
+    else the agreement date (read_terms has both)."""
     found: list[TermValue] = []
     clause = _term_clause(text, segments)
     if clause is not None:
-        found += _term_values(text, clause, effective, segments)
+        found += _term_values(text, clause, start)
     fixed_term = clause is not None and (clause.length is not None or clause.end_date is not None)
     renewal = _renewal_term(text, segments, fixed_term)
     if renewal is not None:
         found.append(renewal)
-    notice = _renewal_notice(text, segments, _BEFORE_END_RE)
+    notice = _renewal_notice(text, segments, BEFORE_END_RE)
     if notice is None and renewal is not None:
         notice = _renewal_notice(text, segments, _NOTICE_AFTER_RE)
     if notice is not None:
@@ -269,8 +266,7 @@ def _anniversary(text: str, start: int, end: int) -> Duration | None:
     return Duration(m.start(), m.end(), years, "years")
 
 
-def _term_values(text: str, clause: _TermClause, effective: TermValue | None,
-                 segments: list[Segment]) -> list[TermValue]:
+def _term_values(text: str, clause: _TermClause, start: TermValue | None) -> list[TermValue]:
     term_quote = Quote(clause.start, clause.end, "term clause")
     written = " ".join(text[clause.start:clause.end].split())
     values = []
@@ -285,14 +281,14 @@ def _term_values(text: str, clause: _TermClause, effective: TermValue | None,
                                 (term_quote, Quote(clause.end_date.start, clause.end_date.end, "end date")),
                                 {"text": clause.end_date.text}))
     elif clause.length is not None:
-        values.append(_computed_expiration(text, clause, clause.length, term_quote, effective, segments))
+        values.append(_computed_expiration(text, clause, clause.length, term_quote, start))
     elif clause.open_ended:
         values.append(TermValue(EXPIRATION, clause.open_ended, 0.7, (term_quote,), {"text": written}))
     return values
 
 
 def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_quote: Quote,
-                         effective: TermValue | None, segments: list[Segment]) -> TermValue:
+                         start: TermValue | None) -> TermValue:
     """Start + initial term, with the quotes and values it was computed from; "not stated" when
     the term runs from an event the document does not date ("three years after the Launch Date")."""
     term = iso_duration(length)
@@ -302,7 +298,7 @@ def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_
         counted_from = " ".join(after[event.end():event.end() + 80].split())
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,),
                          {"computed_from": {"start": None, "term": term}, "counted_from": counted_from})
-    start_iso, start_quote = _term_start(text, clause, effective, segments)
+    start_iso, start_quote = _term_start(clause, start)
     if start_iso is None:
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), {"computed_from": {"start": None, "term": term}})
     value = add_duration(start_iso, length.amount, length.unit)
@@ -310,22 +306,14 @@ def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_
                      {"computed_from": {"start": start_iso, "term": term}})
 
 
-def _term_start(text: str, clause: _TermClause, effective: TermValue | None,
-                segments: list[Segment]) -> tuple[str | None, Quote | None]:
-    """Where the term starts: its own commencement, else the effective date, else the agreement date."""
+def _term_start(clause: _TermClause, start: TermValue | None) -> tuple[str | None, Quote | None]:
+    """Where the term starts: its own commencement, else `start`."""
     if clause.start_date is not None:
         return clause.start_date.iso, Quote(clause.start_date.start, clause.start_date.end, "start date")
-    if effective is None or not _is_date(effective.value):
-        agreement = next((v for v in read_dates(text, segments) if v.field == "Agreement Date"), None)
-        effective = agreement if agreement is not None and _is_date(agreement.value) else None
-    if effective is None:
+    if start is None:
         return None, None
-    first = effective.evidence[0]
-    return effective.value, Quote(first.start, first.end, "start date")
-
-
-def _is_date(value: str) -> bool:
-    return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value))
+    first = start.evidence[0]
+    return start.value, Quote(first.start, first.end, "start date")
 
 
 def _renewal_term(text: str, segments: list[Segment], fixed_term: bool) -> TermValue | None:
@@ -333,7 +321,7 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool) -> TermV
     "thereafter until terminated" renews it for good, which CUAD calls perpetual."""
     for segment in segments:
         m = _RENEWAL_RE.search(segment.text)
-        if not m or _NOT_RENEWAL_RE.search(segment.text, max(0, m.start() - CUE_CHARS), m.end()) or \
+        if not m or NOT_RENEWAL_RE.search(segment.text, max(0, m.start() - CUE_CHARS), m.end()) or \
                 _OTHER_DEFINITION_RE.match(segment.text):
             continue
         start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
@@ -359,7 +347,7 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool) -> TermV
 def _renewal_length(text: str, start: int, end: int) -> Duration | None:
     """The first length in a renewal clause that is not a notice period ("ninety days prior")."""
     durations = [d for d in find_durations(text, start, end)
-                 if not (_BEFORE_END_RE.search(text[d.end:min(end, d.end + 80)])
+                 if not (BEFORE_END_RE.search(text[d.end:min(end, d.end + 80)])
                          or _NOTICE_RIGHT_AFTER_RE.search(text[d.end:min(end, d.end + 80)]))]
     worded = _WORDED_LENGTH_RE.search(text, start, end)
     if worded is not None and (not durations or worded.start() < durations[0].start):
