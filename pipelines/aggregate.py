@@ -25,6 +25,7 @@ from pipelines.playbook.severity import (
 from pipelines.playbook.values import normalize
 from pipelines.terms import FIELDS as READ_FIELDS
 from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
+from pipelines.sides import Sides, find_sides
 
 SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
 """How joined sources are spelled: "rules+model", never "model+rules"."""
@@ -110,6 +111,7 @@ class DocumentAssessment:
     review: list[ReviewItem]
     risk_score: float
     risk_level: str
+    sides: Sides = field(default_factory=Sides)
 
     def shown(self) -> list[MergedFinding]:
         """Findings worth showing a person: those at or above the playbook's floor."""
@@ -136,6 +138,7 @@ class DocumentAssessment:
                        for r in self.review],
             "risk_score": self.risk_score,
             "risk_level": self.risk_level,
+            "sides": self.sides.to_dict(),
         }
 
     @classmethod
@@ -154,6 +157,7 @@ class DocumentAssessment:
             review=[ReviewItem(finding_from_dict(r["finding"]), r["reason"], r["priority"]) for r in data["review"]],
             risk_score=data["risk_score"],
             risk_level=data["risk_level"],
+            sides=Sides.from_dict(data.get("sides")),
         )
 
 
@@ -181,7 +185,10 @@ def aggregate_document(
     key_terms = resolve_key_terms(merged, playbook.thresholds, page_count, values)
     contract_type = key_terms.get(CONTRACT_TYPE)
     playbook = playbook.for_type(contract_type.value if contract_type is not None else None)
-    issues, unreadable = run_checks(playbook, [m.finding for m in merged], _valued(merged, key_terms, playbook.thresholds))
+    parties = key_terms.get("Parties")
+    sides = find_sides(parties.detail.get("parties", []) if parties is not None else [], playbook.we)
+    issues, unreadable = run_checks(playbook, [m.finding for m in merged], _valued(merged, key_terms, playbook.thresholds),
+                                    sides)
     score, level = risk(issues, playbook.thresholds)
     return DocumentAssessment(
         playbook=playbook.label,
@@ -192,6 +199,7 @@ def aggregate_document(
         review=_review_items(merged, key_terms, unreadable, playbook),
         risk_score=score,
         risk_level=level,
+        sides=sides,
     )
 
 

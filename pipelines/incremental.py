@@ -58,6 +58,8 @@ def audit_versions(settings: Settings, options: dict) -> AuditVersions:
     from pipelines.rules import default_rule_pack
 
     playbook_text = options.get("playbook") or DEFAULT_PLAYBOOK.read_text(encoding="utf-8")
+    if options.get("party"):  # whose side the playbook takes is part of it
+        playbook_text += "\nwe: " + "; ".join(options["party"])
     return AuditVersions(
         rule_pack=default_rule_pack().version,
         model=model_version(settings),

@@ -87,6 +87,11 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = 10.0
     webhook_retries: int = 3
 
+    # Who "we" are in the contracts, as they name us ("Acme Inc.;Acme Europe GmbH"): the
+    # report shows our role, and restraints that bind only the other side raise no issue.
+    # `--party` outranks it, and it outranks the playbook's `we:`.
+    our_party: str = ""
+
     # Monitoring: Flower's basic auth ("user:password", comma-separated for several; from the
     # environment or clausemill.toml, never the repository) and the metrics endpoint's port.
     flower_basic_auth: str = ""
@@ -107,6 +112,10 @@ class Settings(BaseSettings):
             raise ValueError(f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed the longest task "
                              f"time limit ({longest} s), or Redis would redeliver tasks that are still running")
         return self
+
+    @property
+    def our_parties(self) -> tuple[str, ...]:
+        return tuple(n.strip() for n in self.our_party.split(";") if n.strip())
 
     @property
     def analysers(self) -> tuple[str, ...]:

@@ -179,7 +179,8 @@ def playbook_for(options: dict):  # type: ignore[no-untyped-def]
     from pipelines.playbook import load_playbook, parse_playbook
 
     text = options.get("playbook")
-    return parse_playbook(text, origin="batch playbook") if text else load_playbook(None)
+    playbook = parse_playbook(text, origin="batch playbook") if text else load_playbook(None)
+    return playbook.as_party(tuple(options.get("party") or ()))
 
 
 def aggregate(settings: Settings, doc: DocumentRef) -> None:

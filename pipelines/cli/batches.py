@@ -32,9 +32,18 @@ def contract_inputs(paths: list[Path]) -> list[Path]:
     return inputs
 
 
-def batch_options(playbook: Path | None, view: str) -> dict:
+PartyOption = Annotated[Optional[list[str]], typer.Option(
+    "--party", help="Who we are, as contracts name us (repeat for other spellings or affiliates): the report "
+    "shows our role, and a restraint that binds only the other side is not an issue. Default: "
+    "CLAUSEMILL_OUR_PARTY, else the playbook's `we:`.")]
+
+
+def batch_options(playbook: Path | None, view: str, party: list[str] | None = None) -> dict:
     """Options travel with the batch in the database, so remote workers see the playbook too."""
     options: dict = {"view": view}
+    names = party or get_settings().our_parties
+    if names:
+        options["party"] = list(names)
     if playbook is not None:
         from pipelines.playbook import PlaybookError, parse_playbook
 
@@ -66,6 +75,7 @@ def audit(
     batch_id: Annotated[Optional[str], typer.Option(help="Name the batch; re-using a name re-runs that batch in place.")] = None,
     wait: Annotated[bool, typer.Option("--wait/--no-wait", help="Wait and write reports, or print the batch id and return (server mode).")] = True,
     timeout: Annotated[Optional[float], typer.Option(help="Give up waiting after this many seconds.")] = None,
+    party: PartyOption = None,
 ) -> None:
     """Audit contracts: run every document through the DAG and write the reports."""
     from pipelines.reports import VIEWS
@@ -75,7 +85,7 @@ def audit(
     settings = get_settings()
     logs.configure("WARNING")
     inputs = contract_inputs(paths)
-    options = batch_options(playbook, view)
+    options = batch_options(playbook, view, party)
     if not wait and settings.embedded:
         console.print("[red]--no-wait needs shared workers: set CLAUSEMILL_BROKER_URL and CLAUSEMILL_DATABASE_URL.[/]")
         raise typer.Exit(2)

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pipelines import logs
-from pipelines.cli.batches import batch_options
+from pipelines.cli.batches import PartyOption, batch_options
 from pipelines.cli.console import console
 from pipelines.intake import PORTFOLIO_FILES, DropFolder, outbox_of
 from pipelines.settings import get_settings
@@ -33,6 +33,7 @@ def watch(
     playbook: Annotated[Optional[Path], typer.Option(help="Playbook YAML (default: the built-in commercial playbook).",
                                                      exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
+    party: PartyOption = None,
 ) -> None:
     """Watch a drop folder until Ctrl-C or SIGTERM: audit each file dropped into INBOX once and file it under OUTBOX.
 
@@ -47,7 +48,7 @@ def watch(
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
     settings = get_settings()
     logs.configure("INFO")
-    options = batch_options(playbook, view)
+    options = batch_options(playbook, view, party)
     drop = DropFolder.at(inbox, out)
     stop, received = threading.Event(), []
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from pipelines import logs
-from pipelines.cli.batches import batch_options, contract_inputs, workers_for
+from pipelines.cli.batches import PartyOption, batch_options, contract_inputs, workers_for
 from pipelines.cli.console import console
 from pipelines.cli.progress import wait_for_batch
 from pipelines.settings import get_settings
@@ -25,6 +25,7 @@ def nightly(
     full: Annotated[bool, typer.Option("--full", help="Audit every contract again, even those already audited with the same rule pack, model and playbook.")] = False,
     playbook: Annotated[Path | None, typer.Option(help="Playbook YAML (default: the built-in commercial playbook). Changing it re-audits everything.", exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
+    party: PartyOption = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Date (YYYY-MM-DD) the 30/60/90-day deadline horizons count from (default: today in CLAUSEMILL_TIMEZONE).", show_default=False)] = None,
     timeout: Annotated[float | None, typer.Option(help="Give up waiting after this many seconds (server mode: the run goes on and is reported when it ends).")] = None,
 ) -> None:
@@ -58,7 +59,7 @@ def nightly(
         console.print("[red]Name the contract folders to audit, or set CLAUSEMILL_NIGHTLY_PATHS.[/]")
         raise typer.Exit(2)
     inputs = contract_inputs(paths)
-    job = NightlyJob(tuple(paths), batch_options(playbook, view), full=full)
+    job = NightlyJob(tuple(paths), batch_options(playbook, view, party), full=full)
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audit of {len(inputs)} document(s) on {mode}")
     try:
@@ -100,6 +101,7 @@ def scheduler(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the runs' reports, one subfolder per run (YYYY-MM-DD_HHMM of its window, local time).")] = Path("clausemill-nightly"),
     playbook: Annotated[Path | None, typer.Option(help="Playbook YAML (default: the built-in commercial playbook).", exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
+    party: PartyOption = None,
 ) -> None:
     """Run nightly audits on a schedule until Ctrl-C or SIGTERM: Celery beat plus the runs' bookkeeping.
 
@@ -125,7 +127,7 @@ def scheduler(
     for path in paths:
         if not path.exists():
             console.print(f"[yellow]{path} does not exist (yet): a run that cannot read it is recorded as failed.[/]")
-    job = NightlyJob(paths, batch_options(playbook, view))
+    job = NightlyJob(paths, batch_options(playbook, view, party))
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audits of {', '.join(map(str, paths))} on {mode}: '{cron.expression}' in "
                   f"{cron.timezone_name}, next at {describe_next(cron)}. Reports in {out}/. Ctrl-C stops.")

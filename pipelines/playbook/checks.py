@@ -14,12 +14,15 @@ from typing import Literal
 from pipelines.datamodel import Finding
 from pipelines.playbook.quotes import quote_problem
 from pipelines.playbook.schema import ClauseRule, Playbook, ValueCheck
+from pipelines.sides import Sides, judged_from_our_side
 from pipelines.playbook.values import matches_any, parse_days, says_no
 from pipelines.terms.display import display_value
 
 IssueKind = Literal["missing", "risky", "value"]
 SET_ASIDE = "quote set aside: "
 """How a finding's note starts the reason its quote raised nothing (pipelines.playbook.quotes)."""
+IN_OUR_FAVOUR = "in our favour: "
+"""How a finding's note starts when the restraint it states binds only another party."""
 SetAside = tuple[Finding, str]
 """A candidate whose quote does not state its clause, and the reason."""
 _SHOWN_CHARS = 80
@@ -44,7 +47,7 @@ class Unreadable:
 
 
 def run_checks(
-    playbook: Playbook, findings: Iterable[Finding], valued: Mapping[str, list[Finding]]
+    playbook: Playbook, findings: Iterable[Finding], valued: Mapping[str, list[Finding]], sides: Sides = Sides()
 ) -> tuple[list[Issue], list[Unreadable]]:
     """Issues for one document.
 
@@ -55,6 +58,8 @@ def run_checks(
     A required or risky clause counts only in a quote that states it (pipelines.playbook.quotes):
     the most confident present finding whose quote passes raises the risky issue or satisfies
     the requirement, and a finding whose quote fails raises nothing; its note records why.
+    When `sides` says which party is us, a restraint that binds only another party (or a right
+    only another party lacks) raises nothing either (pipelines.sides.judged_from_our_side).
     """
     present = playbook.thresholds.present
     by_category = _by_confidence(findings)
@@ -64,8 +69,8 @@ def run_checks(
         if stated is None or stated.confidence < present:
             issues.append(_missing(playbook, rule, stated, set_aside))
     for rule in playbook.risky:
-        found, _ = _stated(by_category.get(rule.category, []), present)
-        if found is not None and found.confidence >= present:
+        found = _against_us(by_category.get(rule.category, []), present, sides)
+        if found is not None:
             fields = {"category": rule.category, "value": _shown(found.value or "")}
             finding = _anchored(playbook, found, rule.severity, _fill(rule.reason, fields))
             issues.append(Issue("risky", finding, _fill_optional(rule.advice, fields)))
@@ -104,6 +109,21 @@ def _stated(candidates: list[Finding], present: float) -> tuple[Finding | None, 
             f.note = "; ".join(filter(None, (f.note, SET_ASIDE + problem)))
             set_aside = set_aside or (f, problem)
     return None, set_aside
+
+
+def _against_us(candidates: list[Finding], present: float, sides: Sides) -> Finding | None:
+    """The most confident present candidate that states a risky clause and is risky from our
+    side; each one in our favour on the way gets why in its note."""
+    while candidates:
+        found, _ = _stated(candidates, present)
+        if found is None or found.confidence < present:
+            return None
+        favourable = judged_from_our_side(found.category, found.text, sides)
+        if favourable is None:
+            return found
+        found.note = "; ".join(filter(None, (found.note, IN_OUR_FAVOUR + favourable)))
+        candidates = candidates[candidates.index(found) + 1:]
+    return None
 
 
 def _missing(playbook: Playbook, rule: ClauseRule, weak: Finding | None, set_aside: SetAside | None) -> Issue:

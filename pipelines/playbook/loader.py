@@ -31,7 +31,7 @@ from pipelines.playbook.severity import SEVERITIES
 
 DEFAULT_PLAYBOOK = Path(__file__).with_name("default.yaml")
 
-_TOP_KEYS = ("name", "version", "thresholds", "severities", "required", "risky", "value_checks")
+_TOP_KEYS = ("name", "version", "we", "thresholds", "severities", "required", "risky", "value_checks")
 _RULE_KEYS = ("severity", "reason", "advice", "except_types")
 _CHECK_KEYS = ("category", "kind", "severity", "reason", "advice", "allowed", "min_days")
 _TEMPLATE_FIELDS = {"value", "days", "min_days", "allowed", "category"}
@@ -93,9 +93,18 @@ class _Reader:
         required = self._rules(data.get("required", {}), "required")
         risky = self._rules(data.get("risky", {}), "risky")
         checks = self._checks(data.get("value_checks", []))
+        we = self._names(data.get("we", []))
         if self.problems:
             raise PlaybookError(self.origin, self.problems)
-        return Playbook(name or "", version or "", severities, required, risky, checks, thresholds)
+        return Playbook(name or "", version or "", severities, required, risky, checks, thresholds, we)
+
+    def _names(self, raw: object) -> tuple[str, ...]:
+        """`we:` as one name or a list: how the team's own company is written in contracts."""
+        names = [raw] if isinstance(raw, str) else raw
+        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+            self.problems.append("we: must be a name or a list of names (how your company is written in contracts)")
+            return ()
+        return tuple(n.strip() for n in names)
 
     def _thresholds(self, raw: object) -> Thresholds:
         if not isinstance(raw, dict):

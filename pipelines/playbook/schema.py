@@ -70,6 +70,8 @@ class Playbook:
     risky: tuple[ClauseRule, ...] = ()
     value_checks: tuple[ValueCheck, ...] = ()
     thresholds: Thresholds = Thresholds()
+    we: tuple[str, ...] = ()
+    """Names the team signs as; a restraint that binds only another party is in our favour."""
 
     @property
     def label(self) -> str:
@@ -83,6 +85,10 @@ class Playbook:
             return self
         return replace(self, required=tuple(r for r in self.required if contract_type not in r.except_types),
                        risky=tuple(r for r in self.risky if contract_type not in r.except_types))
+
+    def as_party(self, names: tuple[str, ...]) -> Playbook:
+        """The playbook applied from the side of `names` (`--party` outranks the file's `we:`)."""
+        return replace(self, we=names) if names else self
 
     def severity(self, category: str) -> str:
         """Severity of the clause itself when found; categories the playbook omits are info."""

@@ -16,7 +16,8 @@ FULL_DOCUMENT_HEADERS = ["ID", "File", "Status", "Stage", "Reason", "Kind", "Pag
                          "Missing clauses", "To renegotiate", "Review items", "Duplicate of"]
 FINDING_HEADERS = ["File", "Category", "Kind", "Severity", "Confidence", "Source", "Version", "Value",
                    "Page", "Start", "End", "Box", "Quote", "Note", "Advice", "Evidence"]
-CONTRACT_HEADERS = ["File", "Status", "Level", "Score", "Top issues", *KEY_TERMS, "Owner", "Decision", "Due"]
+CONTRACT_HEADERS = ["File", "Status", "Counterparty", "Our role", "Level", "Score", "Top issues", *KEY_TERMS,
+                    "Owner", "Decision", "Due"]
 """The Contracts sheet: one row a legal-ops lead works in; Owner, Decision and Due are theirs to fill."""
 ISSUE_HEADERS = ["File", "Severity", "Kind", "Category", "Issue", "Confidence", "Page", "Quote", "Suggested change"]
 TOP_ISSUES = 3
@@ -60,10 +61,17 @@ def contract_rows(assessed: list[Assessed]) -> list[list]:
     each, and every key term as a typed cell."""
     ordered = sorted(assessed, key=lambda da: (_score(*da) is None, -(_score(*da) or 0.0)))
     return [
-        [doc.filename, doc.status, _level(doc, a), round(s) if (s := _score(doc, a)) is not None else None,
-         top_issues(a), *(key_term_cell(a.key_terms.get(t)) if a else None for t in KEY_TERMS), None, None, None]
+        [doc.filename, doc.status, counterparty(a) or None, a.sides.our_role if a else None, _level(doc, a),
+         round(s) if (s := _score(doc, a)) is not None else None, top_issues(a),
+         *(key_term_cell(a.key_terms.get(t)) if a else None for t in KEY_TERMS), None, None, None]
         for doc, a in ordered
     ]
+
+
+def counterparty(a: DocumentAssessment | None) -> str:
+    """The other side's names ("Northwind Ltd; Jane Doe"): everyone but us, all parties when
+    the team has not said who it is."""
+    return "; ".join(p.name for p in a.sides.counterparties) if a else ""
 
 
 def top_issues(a: DocumentAssessment | None) -> str:
