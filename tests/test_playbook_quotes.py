@@ -64,6 +64,17 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
      "a renewal option, not automatic"),
     ("Renewal Term", "These rights do not automatically extend to any later event.", "no automatic renewal stated"),
     ("Renewal Term", "Payments are collected through Evergreen Pay and passed on daily.", "no automatic renewal stated"),
+    ("Change Of Control", ("1.3 “Change of Control” means any merger of a party into another company, after which "
+      "the party shall no longer exist."), "a definition"),
+    ("Change Of Control", "This Agreement may be terminated by a party in the event of:", "no change of control named"),
+    ("Exclusivity", "Each Title is and will be protected during the Term by copyright throughout the Territory.",
+     "no exclusivity stated"),
+    ("Termination For Convenience", "The address for notice may be changed at any time by thirty days' notice.",
+     "no termination stated"),
+    ("Termination For Convenience", ("Either party may terminate the Term on sixty days' notice to the other of any "
+      "breach by that other party."), "termination for cause, not convenience"),
+    ("Termination For Convenience", ("The Owner may, by written notice to the defaulting party, terminate this "
+      "Agreement."), "termination for cause, not convenience"),
 ])
 def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
     assert quote_problem(category, text) == problem
@@ -75,6 +86,12 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
     ("Non-Compete", ("The Distributor shall not sell competing products, provided that nothing herein shall "
       "prevent it from selling its existing product line.")),
     ("Exclusivity", "The Buyer shall purchase all of its requirements of the Goods exclusively from the Maker."),
+    ("Exclusivity", "The Maker shall not appoint any other reseller in the Region during the Term."),
+    ("Change Of Control", "If a party undergoes a Change of Control, the other party may terminate on notice."),
+    ("Termination For Convenience", "The Buyer may terminate this Agreement for convenience on 30 days' notice."),
+    ("Termination For Convenience", "The licence may be revoked by the Owner at any time and for any reason."),
+    ("Termination For Convenience", ("The Customer may end this Agreement without cause, even after a breach by "
+      "the Supplier has been cured.")),
     ("Exclusivity", "The Licensor shall not grant exclusive rights in the Marks to anyone else in the Region."),
     ("Exclusivity", ("'Exclusivity Period' means the period in which the Licensor shall not license any other "
       "person in the Territory.")),

@@ -262,14 +262,60 @@ def _renews(text: str) -> str | None:
     return None
 
 
+def _control_changes(text: str) -> str | None:
+    """A change of control named (a merger, an acquisition, a sale of substantially all the
+    assets, a change in who controls or owns a party), and not in the definition of the term,
+    which says what a change of control is but not what happens upon one."""
+    if _DEFINITION.match(text):
+        return "a definition"
+    return None if _CONTROL_CHANGE.search(text) else "no change of control named"
+
+
+def _exclusive(text: str) -> str | None:
+    """Exclusivity needs its words (exclusive, sole, only, with no other) or a refusal to deal
+    elsewhere; negated grants are set aside by _negated first."""
+    return _negated(text) or (None if _EXCLUSIVE.search(text) else "no exclusivity stated")
+
+
+def _for_convenience(text: str) -> str | None:
+    """Ending the contract at will, as opposed to for the other side's breach or default, or a
+    notice that terminates nothing."""
+    if not _TERMINATION.search(text) and not _AT_WILL.search(_ANY_TIME.sub(" ", text)):
+        return "no termination stated"
+    if _FOR_CAUSE.search(text) and not _AT_WILL.search(text):
+        return "termination for cause, not convenience"
+    return None
+
+
 def _no_problem(text: str) -> str | None:
     """Categories without a check of their own: any sentence may state them."""
     return None
 
 
-_NEGATABLE = ("Exclusivity", "Non-Compete", "No-Solicit Of Customers", "Rofr/Rofo/Rofn")
+_CONTROL_CHANGE = re.compile(
+    r"\bcontrol\b|\bmerge[dr]?\b|\bmergers?\b|\bconsolidat|\bacqui(?:re|red|rer|res|ring|sition)|\breorgani[sz]|"
+    r"\bsubstantially\s+all\b|\b(?:ownership|owners|shareholders?|stockholders?)\b|\bvoting\b|\btakeover|"
+    r"\bsuccessor",
+    re.IGNORECASE)
+_EXCLUSIVE = re.compile(
+    r"\bexclusiv|\bsole(?:ly)?\b|\bonly\b|\bother\s+than\b|\b(?:any|no)\s+(?:other|third)|\bcompet|"
+    r"\bnot\s+(?:\w+\s+){0,4}?(?:sell|appoint|grant|licen[cs]e|distribut|purchase|buy|engage|enter|market|offer|"
+    r"procure|source|deal|contract|represent|promote)",
+    re.IGNORECASE)
+_TERMINATION = re.compile(r"\bterminat|\bcancel|\bwithdraw|\babandon|\brevok|\bdiscontinu", re.IGNORECASE)
+_ANY_TIME = re.compile(r"\bat\s+any\s+time\b", re.IGNORECASE)  # alone, "may be changed at any time" ends nothing
+_FOR_CAUSE = re.compile(
+    r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfail(?:s|ed|ure)?\s+to\b|\bin\s+the\s+event\s+of\s+the\s+occurrence|"
+    r"\bfor\s+cause\b|\bviolat", re.IGNORECASE)
+_AT_WILL = re.compile(
+    r"\bconvenience\b|\bwithout\s+(?:cause|reason)|\bfor\s+any\s+(?:or\s+no\s+)?reason|\bno\s+reason|"
+    r"\bat\s+(?:any\s+time|will)\b|\bin\s+its\s+(?:sole\s+)?(?:and\s+absolute\s+)?discretion", re.IGNORECASE)
+_NEGATABLE = ("Non-Compete", "No-Solicit Of Customers", "Rofr/Rofo/Rofn")
 _CATEGORY_CHECKS = {
     **{category: _negated for category in _NEGATABLE},
+    "Exclusivity": _exclusive,
+    "Change Of Control": _control_changes,
+    "Termination For Convenience": _for_convenience,
     "Ip Ownership Assignment": _retained,
     "Uncapped Liability": _uncapped,
     "Cap On Liability": _capped,

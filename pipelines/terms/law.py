@@ -92,8 +92,12 @@ def read_governing_law(text: str, segments: list[Segment]) -> TermValue | None:
                 found.append((strength < FIRM, m.start(), strength, place, m.end()))
     if not found:
         return None
-    _, start, strength, place, end = min(found)
-    start, end = _sentence(text, index, start, end)
+    _, cue, strength, place, end = min(found)
+    start, end = _sentence(text, index, cue, end)
+    if end - start < HEADING_CHARS:  # the cue is a heading of its own: quote the clause under it
+        under = _clause_end(text, cue)
+        segment = index.at(under - 1)
+        end = max(end, min(segment.end, segment.start + 1200) if segment is not None else under)
     detail: dict = {"place": place}
     forum = _forum(text, start)
     if forum is not None:
