@@ -205,14 +205,15 @@ def test_predictions_score_with_the_cuad_scorer(full: Path, tmp_path: Path):
 
 def test_html_is_self_contained_and_escaped(full: Path, summary: Path):
     html = (full / "report.html").read_text()
-    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<script") == 1 and "<script>alert(1)" not in html  # only the table's own script
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Acme &lt;Corp&gt; &amp; Sons" in html
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
     assert "<svg" in html and 'id="documents"' in html and "Conflict — needs review" in html
     assert "Evidence (2)" in html and "p. 3" in html
     short = (summary / "report.html").read_text()
     assert 'id="documents"' not in short and 'id="contracts"' in short and "<svg" in short
-    assert "Narrow the non-compete" in short
+    assert "Non-Compete (high)" in short and "Ask the counterparty to narrow the non-compete" in html
 
 
 def test_unknown_view_is_refused(tmp_path: Path):
@@ -243,7 +244,7 @@ def test_html_renders_the_batch_summary_in_chromium(full: Path, tmp_path: Path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     dom = result.stdout
-    assert "Batch summary" in dom and "Risk distribution" in dom
+    assert "Batch summary" in dom and "Contracts by risk" in dom
     assert "Failed at ingest" in dom and "encrypted PDF: a password is required" in dom
     assert "acme-supply.pdf" in dom and "clean-services.pdf" in dom
     assert "<script>alert(1)</script>" not in dom  # escaped text stays text in the DOM

@@ -1,254 +1,277 @@
-"""report.html: one self-contained page a lawyer can open, print or mail.
+"""report.html: a front page a general counsel triages from, and one page per contract.
 
-Inline CSS and an inline SVG chart, no script and no network, so it renders the same from a
-file share, an e-mail attachment or an air-gapped machine.  Every piece of text that came
-from a document or a playbook is escaped.  The summary view (business) stops at one line per
-contract; the full view (legal) adds a card per document with key terms, issues with their
-quotes and pages, every clause found with its evidence chain, and the review queue.
+Rendered from the jinja2 templates in pipelines/reports/templates: base.html (the layout and
+its stylesheet), report.html (the front page, which extends it) and contract.html (one
+contract's page, a partial the reviewers' web app renders on its own).  Autoescaping is on
+and undefined variables raise, so every piece of text from a document or a playbook is
+escaped and a misspelt field fails loudly instead of printing nothing.
+
+The file stays self-contained (inline CSS, an inline SVG chart, a small inline script, no
+network) so it opens the same from a file share or a mail attachment.  The triage table is
+sorted by risk on the server; the script only adds sorting and filtering, so the page reads
+the same without it.  The summary view (business) is the front page; the full view (legal)
+adds a page per contract with its key terms, issues and what to ask for.
 """
 from __future__ import annotations
 
-from html import escape
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
 from pathlib import Path
 
-from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm, MergedFinding
-from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
+import jinja2
+from markupsafe import Markup
+
+from pipelines.aggregate import Assessed, DocumentAssessment, MergedFinding
 from pipelines.categories import KEY_TERMS
+from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus
+from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for
 from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
 from pipelines.reports.palette import LEVEL_COLORS, SEVERITY_COLORS
-from pipelines.reports.tables import how_read, key_term_text, missing_clauses, quotes
+from pipelines.reports.tables import TOP_ISSUES, how_read, key_term_text, quotes
+from pipelines.sides import Sides
+from pipelines.terms import CONTRACT_TYPE
+from pipelines.terms.display import display_value, parse_iso_date
 
-_ISSUE_LABELS = {"missing": "Missing", "risky": "Risky clause", "value": "Check value"}
-_QUOTE_CHARS = 600
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+NEEDS_ATTENTION: tuple[str, ...] = ("critical", "high")
+"""Risk levels a contract must be looked at for before anything else."""
+
+_ISSUE_LABELS = {"missing": "Missing clause", "risky": "Risky clause", "value": "Check value"}
+_WAITING: tuple[DocumentStatus, ...] = (DocumentStatus.FAILED, DocumentStatus.DUPLICATE, DocumentStatus.RUNNING,
+                                        DocumentStatus.PENDING, DocumentStatus.DONE)
+"""How documents without an assessment follow the assessed ones in the triage table."""
+_OWN_ACTIONS = frozenset({"check", "confirm", "diarise", "diarize", "review"})
+"""Advice starting with one of these is for our lawyers to do, not something to ask for."""
+_DATED = frozenset({EXPIRATION, RENEWAL, NOTICE})
+"""Categories whose request is worth the contract's next deadline."""
+
+
+@dataclass(frozen=True)
+class IssueView:
+    """A playbook issue as a contract's page shows it: what the contract says beside what our
+    playbook wants, and the request to make of this counterparty."""
+
+    issue: Issue
+    label: str
+    says: str  # the clause as quoted; "" when nothing was found
+    playbook: str
+    ask: str
+
+    @property
+    def category(self) -> str:
+        return self.issue.finding.category
+
+    @property
+    def severity(self) -> str:
+        return self.issue.finding.severity
+
+    @property
+    def page(self) -> int | None:
+        return self.issue.finding.page if self.says else None
+
+
+@dataclass(frozen=True)
+class ContractView:
+    """One contract as the triage table and its own page show it, facts read once for both."""
+
+    doc: DocumentResult
+    assessment: DocumentAssessment | None
+    counterparty: str
+    contract_type: str
+    our_role: str
+    expires: str
+    expires_sort: str  # ISO date, "" when the contract gives none
+    deadline: Deadline | None
+    top_issues: tuple[str, ...]
+    issues: tuple[IssueView, ...]
+    clauses: tuple[MergedFinding, ...]  # every clause shown, worst first
+
+    @property
+    def anchor(self) -> str:
+        return f"doc-{self.doc.id}"
+
+    @property
+    def level(self) -> str:
+        """The risk level, or "none" for a document that was not assessed (the level filter's value)."""
+        return self.assessment.risk_level if self.assessment else "none"
+
+    @property
+    def level_sort(self) -> str:
+        """A number that orders by level, then score: "" when not assessed, so it sorts last."""
+        a = self.assessment
+        return f"{RISK_LEVELS.index(a.risk_level) * 1000 + a.risk_score:.1f}" if a else ""
+
+
+@dataclass(frozen=True)
+class Overview:
+    """The executive summary's facts, counted once so its sentences and tiles agree."""
+
+    documents: int
+    assessed: int
+    by_level: dict[str, int]
+    attention: tuple[ContractView, ...]
+    top_categories: list[dict]
+    deadlines: tuple[ContractView, ...]  # soonest first
+    failed: list[dict]
+    duplicates: int
+    waiting: int
+    side_unnamed: bool  # some contract was assessed without our side being named
+    side_not_found: tuple[ContractView, ...]  # our side was named but is not among its parties
+
+    @property
+    def attention_levels(self) -> list[str]:
+        """ "1 at critical", "2 at high": the levels that need attention, those with contracts."""
+        return [f"{self.by_level[level]} at {level}" for level in NEEDS_ATTENTION if self.by_level.get(level)]
 
 
 def write_html(batch: BatchResult, assessed: list[Assessed], summary: dict, playbook_label: str,
                view: str, path: Path) -> Path:
+    """report.html at `path`, deadlines counted from today (the day the report is read from)."""
     path.write_text(render_html(batch, assessed, summary, playbook_label, view), encoding="utf-8")
     return path
 
 
-def render_html(batch: BatchResult, assessed: list[Assessed], summary: dict, playbook_label: str, view: str) -> str:
-    title = f"Contract audit — batch {batch.id}"
-    body = [
-        f"<header><h1>{_e(title)}</h1>",
-        f'<p class="meta">Created {_e(batch.created_at)} · finished {_e(batch.finished_at or "not yet")} · '
-        f"batch status {_e(batch.status)} · playbook {_e(playbook_label)} · "
-        f"{'business summary' if view == 'summary' else 'full legal view'}</p></header>",
-        _summary_section(summary),
-        _contracts_section(assessed, view),
-    ]
-    if view == "full":
-        body.append('<section id="documents"><h2>Documents</h2>')
-        body.extend(_document_card(doc, a) for doc, a in assessed)
-        body.append("</section>")
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{_css()}</style></head><body>"
-        + "".join(body)
-        + "</body></html>\n"
+def render_html(batch: BatchResult, assessed: list[Assessed], summary: dict, playbook_label: str, view: str,
+                as_of: date | None = None) -> str:
+    """The whole page; `as_of` (default today) is the day deadlines are counted from."""
+    as_of = as_of or date.today()
+    contracts = sorted((contract_view(doc, a, as_of) for doc, a in assessed), key=_risk_order)
+    chart = category_chart(summary["categories"], max(sum(summary["by_risk_level"].values()), 1))
+    return environment().get_template("report.html").render(
+        title=f"Contract audit — batch {batch.id}", batch=batch, playbook_label=playbook_label, view=view,
+        as_of=as_of, contracts=contracts, overview=_overview(contracts, summary),
+        chart=Markup(chart),  # chart.py escapes every category name it draws
     )
 
 
-def _summary_section(summary: dict) -> str:
-    status = summary["by_status"]
-    tiles = [("Documents", summary["documents"]), ("Done", status.get(DocumentStatus.DONE, 0)),
-             ("Failed", status.get(DocumentStatus.FAILED, 0)), ("Duplicates", status.get(DocumentStatus.DUPLICATE, 0)),
-             ("Still running", status.get(DocumentStatus.PENDING, 0) + status.get(DocumentStatus.RUNNING, 0)),
-             ("Items to review", summary["review_items"])]
-    parts = ['<section id="summary"><h2>Batch summary</h2><div class="tiles">']
-    parts += [f'<div class="tile"><span class="n">{n}</span><span class="label">{_e(label)}</span></div>'
-              for label, n in tiles]
-    parts.append("</div>")
-    parts.append('<h3>Risk distribution</h3><div class="tiles">')
-    parts += [f'<div class="tile level-{level}"><span class="n">{summary["by_risk_level"].get(level, 0)}</span>'
-              f'<span class="label">{level} risk</span></div>' for level in RISK_LEVELS]
-    parts.append("</div>")
-    if summary["failed"]:
-        parts.append("<h3>Failed documents</h3><table><thead><tr><th>File</th><th>Stage</th><th>Reason</th>"
-                     "</tr></thead><tbody>")
-        parts += [f"<tr><td>{_e(f['filename'])}</td><td>{_e(f['stage'] or '')}</td><td>{_e(f['reason'] or '')}"
-                  "</td></tr>" for f in summary["failed"]]
-        parts.append("</tbody></table>")
-    parts.append("<h3>Clauses by category and severity</h3><p class=\"muted\">Documents per category, "
-                 "coloured by the worst severity there: a playbook issue (missing, risky, value) if any, "
-                 "else the clause's own severity.</p>")
-    parts.append(category_chart(summary["categories"], max(sum(summary["by_risk_level"].values()), 1)))
-    parts.append("</section>")
-    return "".join(parts)
+@cache
+def environment() -> jinja2.Environment:
+    """The templates' environment, with the palette and the key-term helpers they use; the
+    reviewers' web app renders contract.html from it with `c=contract_view(...)`."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(level_colors=LEVEL_COLORS, severity_colors=SEVERITY_COLORS, risk_levels=RISK_LEVELS,
+                       needs_attention=NEEDS_ATTENTION, key_terms=KEY_TERMS, kind_titles=KIND_TITLES,
+                       key_term_text=key_term_text, how_read=how_read, quotes=quotes)
+    env.filters.update(short=short, plural=plural, words=words)
+    return env
 
 
-def _contracts_section(assessed: list[Assessed], view: str) -> str:
-    """One line per contract: the business view in full, the legal view's index."""
-    parts = ['<section id="contracts"><h2>Contracts</h2><table class="contracts"><thead><tr><th>File</th>'
-             "<th>Risk</th><th>Missing</th><th>To renegotiate</th><th>Review</th></tr></thead><tbody>"]
-    for doc, a in assessed:
-        name = _e(doc.filename)
-        if view == "full":
-            name = f'<a href="#doc-{doc.id}">{name}</a>'
-        if a is None:
-            parts.append(f'<tr><td>{name}</td><td colspan="4">{_status_line(doc)}</td></tr>')
-            continue
-        asks = "".join(f"<li>{_badge(i.finding.severity)} <b>{_e(i.finding.category)}</b>: "
-                       f"{_e(i.advice or i.finding.note or '')}</li>" for i in a.issues if i.kind != "missing")
-        parts.append(
-            f"<tr><td>{name}</td><td>{_level_badge(a)}</td><td>{_e(missing_clauses(a)) or '—'}</td>"
-            f'<td>{f"<ul>{asks}</ul>" if asks else "—"}</td><td>{len(a.review) or "—"}</td></tr>')
-    parts.append("</tbody></table></section>")
-    return "".join(parts)
-
-
-def _document_card(doc: DocumentResult, a: DocumentAssessment | None) -> str:
-    head = f'<article class="doc" id="doc-{doc.id}"><h3>{_e(doc.filename)} {_level_badge(a) if a else ""}</h3>'
-    facts = [f"status {doc.status}"]
-    if doc.page_count is not None:
-        facts.append(f"{doc.page_count} pages" + (f", {doc.ocr_pages} OCRed" if doc.ocr_pages else ""))
-    if doc.timings:
-        facts.append("times: " + ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in doc.timings.items()))
-    head += f'<p class="meta">{_e(" · ".join(facts))}</p>'
+def contract_view(doc: DocumentResult, a: DocumentAssessment | None, as_of: date) -> ContractView:
+    """What both the triage row and the contract's page show of `doc`."""
     if a is None:
-        return head + f'<p class="status">{_status_line(doc)}</p></article>'
-    sections = [_key_terms(a.key_terms), _issues(a.issues), _clauses(a.shown(), a.thresholds.present), _review(a)]
-    return head + "".join(sections) + "</article>"
-
-
-def _key_terms(terms: dict[str, KeyTerm]) -> str:
-    rows = []
-    for name in KEY_TERMS:
-        term = terms.get(name)
-        if term is None:
-            rows.append(f'<tr><th>{_e(name)}</th><td class="muted">not found</td><td></td></tr>')
-        elif term.conflict:
-            values = "".join(f"<li>{_e(c.value or '')} <span class=\"page\">p. {c.page}</span></li>"
-                             for c in term.candidates)
-            rows.append(f'<tr class="conflict"><th>{_e(name)}</th><td><b>Conflict — needs review</b>'
-                        f"<ul>{values}</ul></td><td></td></tr>")
-        else:
-            muted = "" if term.stated else ' class="muted"'
-            evidence = "".join(f"<li>{_e(q['role'])}, p. {q['page']}: “{_e(_short(q['text']))}”</li>"
-                               for q in quotes(term))
-            confidence = f"confidence {term.finding.confidence:.2f} · " if term.finding else ""
-            rows.append(f"<tr><th>{_e(name)}</th><td{muted}>{_e(_short(key_term_text(term)))}"
-                        f'<details><summary>{_e(how_read(term))}</summary><ul class="evidence">{evidence}</ul>'
-                        f'</details></td><td class="page">{_e(confidence)}{_e(_pages(term))}</td></tr>')
-    return '<h4>Key terms</h4><table class="kv">' + "".join(rows) + "</table>"
-
-
-def _pages(term: KeyTerm) -> str:
-    pages = sorted({q["page"] for q in quotes(term) if q.get("page")})
-    return ("p. " + ", ".join(str(p) for p in pages)) if pages else term.basis
-
-
-def _issues(issues: list[Issue]) -> str:
-    if not issues:
-        return '<h4>Issues</h4><p class="muted">None against this playbook.</p>'
-    items = []
-    for issue in issues:
-        f = issue.finding
-        advice = f'<p class="advice">Suggested change: {_e(issue.advice)}</p>' if issue.advice else ""
-        items.append(f'<li class="issue">{_badge(f.severity)} <b>{_e(_ISSUE_LABELS[issue.kind])}: '
-                     f"{_e(f.category)}</b> <span class=\"conf\">confidence {f.confidence:.2f}</span>"
-                     f"<p>{_e(f.note or '')}</p>{_quote(f)}{advice}</li>")
-    return "<h4>Issues</h4><ul class=\"issues\">" + "".join(items) + "</ul>"
-
-
-def _clauses(found: list[MergedFinding], present: float) -> str:
-    """Every clause found, worst first; ones under the presence threshold are marked weak."""
-    if not found:
-        return '<h4>Clauses found</h4><p class="muted">No clause found.</p>'
-    rows = []
-    for m in sorted(found, key=lambda m: (-rank(m.finding.severity), m.finding.start)):
-        f = m.finding
-        chain = "".join(
-            f"<li>{_e(e.source)} <code>{_e(e.version)}</code> confidence {e.confidence:.2f}, page {e.page}, "
-            f"chars {e.start}–{e.end}{_box(e)}: “{_e(_short(e.text))}”</li>" for e in m.evidence)
-        value = f'<div class="value"><b>Value:</b> {_e(f.value)}</div>' if f.value else ""
-        weak = ' <span class="muted">weak</span>' if f.confidence < present else ""
-        rows.append(
-            f"<tr><td>{_e(f.category)}</td><td>{_badge(f.severity)}</td><td>{f.confidence:.2f}{weak}</td>"
-            f"<td>{_e(f.source)}</td><td>{f.page}</td><td>{_quote(f, with_page=False)}{value}"
-            f"<details><summary>Evidence ({len(m.evidence)})</summary><ul>{chain}</ul></details></td></tr>")
-    return ('<h4>Clauses found</h4><table class="clauses"><thead><tr><th>Category</th><th>Severity</th>'
-            "<th>Confidence</th><th>Source</th><th>Page</th><th>Quote</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
-
-
-def _review(a: DocumentAssessment) -> str:
-    if not a.review:
-        return ""
-    items = "".join(f'<li><span class="conf">priority {r.priority:.2f}</span> {_e(r.reason)}{_quote(r.finding)}</li>'
-                    for r in a.review)
-    return f'<h4>For review</h4><ul class="review">{items}</ul>'
-
-
-def _status_line(doc: DocumentResult) -> str:
-    if doc.status is DocumentStatus.FAILED:
-        stage = f" at {doc.stage}" if doc.stage else ""
-        return f'<span class="failed">Failed{_e(stage)}</span>: {_e(doc.reason or "no reason recorded")}'
-    if doc.status is DocumentStatus.DUPLICATE:
-        return f"Duplicate of {_e(doc.duplicate_of or 'another document')}: not assessed again"
-    return f"{_e(doc.status.capitalize())}: not assessed yet"
-
-
-def _quote(f: Finding, with_page: bool = True) -> str:
-    if not f.text.strip():
-        return ""
-    page = f' <span class="page">p. {f.page}</span>' if with_page and f.page else ""
-    return f"<blockquote>{_e(_short(f.text))}{page}</blockquote>"
-
-
-def _box(f: Finding) -> str:
-    return f", box ({', '.join(f'{v:.0f}' for v in f.box)})" if f.box else ""
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
-
-
-def _badge(severity: str) -> str:
-    return f'<span class="badge sev-{_e(severity)}">{_e(severity)}</span>'
-
-
-def _level_badge(a: DocumentAssessment) -> str:
-    return f'<span class="badge level-{_e(a.risk_level)}">{_e(a.risk_level)} risk · {a.risk_score:.0f}</span>'
-
-
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
-def _css() -> str:
-    severity = "".join(f".sev-{s}{{background:{c}}}" for s, c in SEVERITY_COLORS.items())
-    level = "".join(f".badge.level-{s},.tile.level-{s}{{background:{c};color:#fff}}" for s, c in LEVEL_COLORS.items())
-    return (
-        "body{font:15px/1.45 Georgia,'Times New Roman',serif;color:#111827;max-width:1100px;margin:2em auto;"
-        "padding:0 1.5em}"
-        "h1,h2,h3,h4{font-family:Helvetica,Arial,sans-serif;line-height:1.2}h1{font-size:1.6em}"
-        "h2{border-bottom:2px solid #111827;padding-bottom:.2em;margin-top:2em}h4{margin:1.2em 0 .4em}"
-        ".meta,.muted,.page,.conf{color:#6b7280;font-size:.9em}"
-        ".tiles{display:flex;flex-wrap:wrap;gap:.6em;margin:.6em 0}"
-        ".tile{border:1px solid #d1d5db;border-radius:6px;padding:.5em 1em;min-width:7em;"
-        "font-family:Helvetica,Arial,sans-serif}"
-        ".tile .n{display:block;font-size:1.6em;font-weight:bold}.tile .label{font-size:.85em}"
-        "table{border-collapse:collapse;width:100%;margin:.4em 0;font-size:.95em}"
-        "th,td{border-bottom:1px solid #e5e7eb;padding:.35em .5em;text-align:left;vertical-align:top}"
-        "thead th{background:#f3f4f6;font-family:Helvetica,Arial,sans-serif;font-size:.85em}"
-        "table.kv th{width:16em;font-weight:normal;color:#374151}"
-        "tr.conflict td{background:#fef3c7}"
-        "td ul,ul.issues,ul.review{margin:0;padding-left:1.1em}"
-        ".badge{display:inline-block;white-space:nowrap;border-radius:4px;padding:0 .45em;color:#fff;"
-        "font:bold .75em Helvetica,Arial,sans-serif;text-transform:uppercase;vertical-align:middle}"
-        + severity + level +
-        "blockquote{margin:.3em 0;padding:.3em .8em;border-left:3px solid #9ca3af;background:#f9fafb}"
-        ".value{margin:.2em 0}.advice{margin:.2em 0;color:#065f46}.issue{margin-bottom:.8em}.issue p{margin:.2em 0}"
-        ".failed{color:#b91c1c;font-weight:bold}"
-        "article.doc{border:1px solid #d1d5db;border-radius:8px;padding:.2em 1.2em 1em;margin:1.5em 0;"
-        "page-break-inside:avoid}"
-        "details summary{cursor:pointer;color:#374151;font-size:.9em}code{font-size:.85em}"
-        "svg.chart{max-width:100%;height:auto;font:12px Helvetica,Arial,sans-serif}svg .count{fill:#374151}"
-        "@media print{body{margin:0;max-width:none}a{color:inherit;text-decoration:none}}"
+        return ContractView(doc, None, counterparty="", contract_type="", our_role="", expires="", expires_sort="",
+                            deadline=None, top_issues=(), issues=(), clauses=())
+    terms = a.key_terms
+    deadline = deadline_for(doc, a, as_of=as_of)
+    expiry = terms.get(EXPIRATION)
+    day = parse_iso_date(expiry.value) if expiry is not None and expiry.basis == "read" else None
+    return ContractView(
+        doc=doc, assessment=a,
+        counterparty="; ".join(p.name for p in a.sides.counterparties) or "—",
+        contract_type=key_term_text(terms.get(CONTRACT_TYPE)),
+        our_role=a.sides.our_role or "—",
+        expires=key_term_text(expiry), expires_sort=day.isoformat() if day else "",
+        deadline=deadline,
+        top_issues=tuple(_phrase(i) for i in a.issues[:TOP_ISSUES]),
+        issues=tuple(_issue_view(i, a, deadline) for i in a.issues),
+        clauses=tuple(sorted(a.shown(), key=lambda m: (-rank(m.finding.severity), m.finding.start))),
     )
+
+
+def short(text: str, limit: int = 600) -> str:
+    """`text` on one line, cut at `limit` characters: quotes stay readable and pages printable."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plural(n: int, noun: str) -> str:
+    """ "1 contract", "3 contracts": the summary's sentences count in words."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def words(items: Iterable[str], last: str = "and") -> str:
+    """ "a, b and c": lists inside the summary's sentences."""
+    items = list(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def _risk_order(c: ContractView) -> tuple:
+    """Critical first, then high, medium, low, each by score; documents not assessed last."""
+    if c.assessment is None:
+        return (1, _WAITING.index(c.doc.status), c.doc.filename)
+    return (0, -RISK_LEVELS.index(c.assessment.risk_level), -c.assessment.risk_score, c.doc.filename)
+
+
+def _phrase(issue: Issue) -> str:
+    """An issue in a few words: "Non-Compete (high)", "no Cap On Liability (medium)"."""
+    f = issue.finding
+    return f"{'no ' if issue.kind == 'missing' else ''}{f.category} ({f.severity})"
+
+
+def _issue_view(issue: Issue, a: DocumentAssessment, deadline: Deadline | None) -> IssueView:
+    f = issue.finding
+    says = short(f.text) if f.text.strip() else ""
+    return IssueView(issue, _ISSUE_LABELS[issue.kind], says, f.note or "", _request(issue, a, deadline))
+
+
+def _request(issue: Issue, a: DocumentAssessment, deadline: Deadline | None) -> str:
+    """What to ask for, specific to this contract: the playbook's advice addressed to the
+    counterparty by name, with the value the contract gives today and its next deadline."""
+    f = issue.finding
+    advice = issue.advice or (f"Add a {f.category} clause." if issue.kind == "missing"
+                              else f"Revise the {f.category} clause to meet our playbook.")
+    parts = [_addressed(advice, _addressee(a.sides))]
+    if f.value and issue.kind != "missing":
+        parts.append(f"It now reads “{short(_reads(issue, a), 120)}”.")
+    if deadline is not None and f.category in _DATED:
+        parts.append(f"{KIND_TITLES[deadline.kind]}: {deadline.date:%d %B %Y} (in {plural(deadline.days, 'day')}).")
+    return " ".join(parts)
+
+
+def _reads(issue: Issue, a: DocumentAssessment) -> str:
+    """The value an issue is about as the contract's key term shows it ("successive 1 year"),
+    or the issue's own value when the term is in conflict or not a key term."""
+    f = issue.finding
+    term = a.key_terms.get(f.category)
+    if term is not None and term.stated and term.value == f.value:
+        return key_term_text(term)
+    return display_value(f.category, f.value, f.detail)
+
+
+def _addressed(advice: str, who: str) -> str:
+    """ "Narrow the non-compete…" as "Ask Northwind Ltd to narrow the non-compete…"; advice
+    for our own lawyers ("Diarise…", "Check…") is kept as it is."""
+    first, _, rest = advice.partition(" ")
+    verb = first.lower()
+    if verb == "ask":
+        return f"Ask {who} {rest}"
+    if verb in _OWN_ACTIONS or not rest:
+        return advice
+    return f"Ask {who} to {first[:1].lower()}{first[1:]} {rest}"
+
+
+def _addressee(sides: Sides) -> str:
+    """Whom a request goes to: the counterparties by name once we know which side is ours."""
+    names = [p.name for p in sides.counterparties]
+    return " and ".join(names) if sides.our_party is not None and names else "the counterparty"
+
+
+def _overview(contracts: list[ContractView], summary: dict) -> Overview:
+    status = summary["by_status"]
+    assessed = [c for c in contracts if c.assessment is not None]
+    return Overview(
+        documents=summary["documents"], assessed=len(assessed), by_level=summary["by_risk_level"],
+        attention=tuple(c for c in assessed if c.level in NEEDS_ATTENTION),
+        top_categories=summary["top_categories"][:3],
+        deadlines=tuple(sorted((c for c in assessed if c.deadline is not None), key=lambda c: c.deadline.date)),
+        failed=summary["failed"], duplicates=status.get(DocumentStatus.DUPLICATE, 0),
+        waiting=status.get(DocumentStatus.PENDING, 0) + status.get(DocumentStatus.RUNNING, 0),
+        side_unnamed=any(not c.assessment.sides.named for c in assessed),
+        side_not_found=tuple(c for c in assessed if c.assessment.sides.named and c.assessment.sides.our_party is None),
+    )
+
