@@ -25,6 +25,7 @@ from pipelines.playbook.severity import (
 from pipelines.playbook.values import normalize
 from pipelines.terms import FIELDS as READ_FIELDS
 from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
+from pipelines.review.budget import Budget, ReviewItem, best_per_category, in_audit_sample, p_wrong, priority, within_budget
 from pipelines.sides import Sides, find_sides
 
 SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
@@ -91,15 +92,6 @@ class KeyTerm:
 
 
 @dataclass
-class ReviewItem:
-    """A finding a person must confirm, why, and how urgently (severity weight x uncertainty)."""
-
-    finding: Finding
-    reason: str
-    priority: float
-
-
-@dataclass
 class DocumentAssessment:
     """Everything decided about one document; stored as JSON and rendered by pipelines.reports."""
 
@@ -134,8 +126,7 @@ class DocumentAssessment:
                 for name, k in self.key_terms.items()
             },
             "issues": [{"kind": i.kind, "finding": i.finding.to_dict(), "advice": i.advice} for i in self.issues],
-            "review": [{"finding": r.finding.to_dict(), "reason": r.reason, "priority": r.priority}
-                       for r in self.review],
+            "review": [r.to_dict() for r in self.review],
             "risk_score": self.risk_score,
             "risk_level": self.risk_level,
             "sides": self.sides.to_dict(),
@@ -154,7 +145,8 @@ class DocumentAssessment:
                 for name, k in data["key_terms"].items()
             },
             issues=[Issue(i["kind"], finding_from_dict(i["finding"]), i["advice"]) for i in data["issues"]],
-            review=[ReviewItem(finding_from_dict(r["finding"]), r["reason"], r["priority"]) for r in data["review"]],
+            review=[ReviewItem(finding_from_dict(r["finding"]), r["reason"], r["priority"], r.get("parts") or {})
+                    for r in data["review"]],
             risk_score=data["risk_score"],
             risk_level=data["risk_level"],
             sides=Sides.from_dict(data.get("sides")),
@@ -172,7 +164,7 @@ def finding_from_dict(data: dict) -> Finding:
 
 
 def aggregate_document(
-    findings: list[Finding], playbook: Playbook, page_count: int | None = None
+    findings: list[Finding], playbook: Playbook, page_count: int | None = None, budget: Budget = Budget()
 ) -> DocumentAssessment:
     """Assess one document's raw findings against `playbook`.
 
@@ -196,7 +188,7 @@ def aggregate_document(
         findings=merged,
         key_terms=key_terms,
         issues=sorted(issues, key=lambda i: (-rank(i.finding.severity), i.finding.start)),
-        review=_review_items(merged, key_terms, unreadable, playbook),
+        review=_review_items(merged, key_terms, unreadable, playbook, budget),
         risk_score=score,
         risk_level=level,
         sides=sides,
@@ -378,35 +370,37 @@ def _valued(
 
 
 def _review_items(
-    merged: list[MergedFinding], key_terms: Mapping[str, KeyTerm], unreadable: list[Unreadable], playbook: Playbook
+    merged: list[MergedFinding], key_terms: Mapping[str, KeyTerm], unreadable: list[Unreadable], playbook: Playbook,
+    budget: Budget,
 ) -> list[ReviewItem]:
-    """What a person must confirm, most urgent first."""
+    """What a person must confirm, most urgent first, within the review budget (pipelines.review.budget)."""
     t = playbook.thresholds
     items = []
-    for m in merged:
-        f = m.finding
+    for f in best_per_category(m.finding for m in merged):
         if t.floor <= f.confidence < t.review_below:
-            items.append(ReviewItem(f, f"Low confidence ({f.confidence:.2f}): confirm the quote is {f.category}.",
-                                    priority(playbook.stakes(f.category), 1.0 - f.confidence)))
+            rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present))
+            call = "reported as present" if f.confidence >= t.present else "not reported"
+            items.append(ReviewItem(f, f"Is this {f.category}? The machine is unsure ({f.confidence:.2f}; {call}).",
+                                    rank_, parts))
+        elif f.confidence >= t.review_below and in_audit_sample(f, budget.sample_rate):
+            rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present))
+            items.append(ReviewItem(f, f"Audit sample: a confident {f.category} finding checked at random, so "
+                                    "reviewers' labels also cover what the machine is sure of.", rank_,
+                                    {**parts, "sample": 1.0}))
     for term in key_terms.values():
         if term.conflict:
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
             items.append(ReviewItem(term.candidates[0], f"Conflicting {term.category}: {values}. Decide which governs.",
-                                    priority(playbook.stakes(term.category), 1.0)))
+                                    *priority(playbook.stakes(term.category), 1.0)))
     cared_about = {c.category for c in playbook.value_checks} | {r.category for r in playbook.required}
     for term in key_terms.values():
         if term.value == NOT_STATED and term.finding is not None and term.category in cared_about:
             items.append(ReviewItem(term.finding, f"{term.category} is not stated (left blank in the contract): "
                                     "confirm it or record the agreed value.",
-                                    priority(playbook.stakes(term.category), 1.0)))
+                                    *priority(playbook.stakes(term.category), 1.0)))
     for u in unreadable:
-        items.append(ReviewItem(u.finding, u.reason, priority(u.check.severity, 1.0)))
-    return sorted(items, key=lambda r: (-r.priority, r.finding.start))
-
-
-def priority(severity: str, uncertainty: float) -> float:
-    """Review priority: how much is at stake times how unsure we are."""
-    return round(WEIGHTS[severity] * uncertainty, 4)
+        items.append(ReviewItem(u.finding, u.reason, *priority(u.check.severity, 1.0)))
+    return within_budget(items, budget)
 
 
 def risk(issues: Iterable[Issue], thresholds: Thresholds) -> tuple[float, str]:

@@ -92,6 +92,11 @@ class Settings(BaseSettings):
     # `--party` outranks it, and it outranks the playbook's `we:`.
     our_party: str = ""
 
+    # The review budget (pipelines/review/budget.py): the most urgent items kept per contract,
+    # and the share of confident findings sent to review at random (an unbiased sample).
+    review_items_per_contract: int = Field(default=5, ge=0)
+    review_sample_rate: float = Field(default=0.02, ge=0.0, le=1.0)
+
     # Monitoring: Flower's basic auth ("user:password", comma-separated for several; from the
     # environment or clausemill.toml, never the repository) and the metrics endpoint's port.
     flower_basic_auth: str = ""

@@ -186,16 +186,19 @@ def playbook_for(options: dict):  # type: ignore[no-untyped-def]
 def aggregate(settings: Settings, doc: DocumentRef) -> None:
     """Merge the analysers' evidence, apply the playbook, queue what needs a person."""
     from pipelines.aggregate import aggregate_document
+    from pipelines.review.budget import Budget
 
     with session_scope(settings.effective_database_url, write=False) as session:
         findings = repository.load_findings(session, doc.id, settings.analysers)
         options = repository.batch_options(session, doc.batch_id)
         page_count = repository.get_document(session, doc.id).page_count
-    assessment = aggregate_document(findings, playbook_for(options), page_count)
+    budget = Budget(settings.review_items_per_contract, settings.review_sample_rate)
+    assessment = aggregate_document(findings, playbook_for(options), page_count, budget)
     merged = [m.finding for m in assessment.findings] + [i.finding for i in assessment.issues]
     review = [
         {"category": r.finding.category, "reason": r.reason, "priority": r.priority,
-         "evidence": {"text": r.finding.text, "page": r.finding.page, "start": r.finding.start, "end": r.finding.end}}
+         "evidence": {"text": r.finding.text, "page": r.finding.page, "start": r.finding.start, "end": r.finding.end,
+                      "priority_parts": r.parts}}
         for r in assessment.review
     ]
     with session_scope(settings.effective_database_url) as session:

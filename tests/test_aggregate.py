@@ -6,7 +6,7 @@ import json
 import pytest
 
 from pipelines.aggregate import (
-    DocumentAssessment, aggregate_document, assess_batch, merge_findings, priority, risk, summarize_batch,
+    DocumentAssessment, aggregate_document, assess_batch, merge_findings, risk, summarize_batch,
 )
 from pipelines.datamodel import BatchResult, DocumentResult, Finding
 from pipelines.playbook import PlaybookError, load_playbook, parse_playbook
@@ -128,12 +128,15 @@ def test_low_confidence_findings_are_queued_by_priority(playbook):
              f("Audit Rights", 500, 600, 0.1, "model"), f("Insurance", 700, 800, 0.95)]
     a = aggregate_document(found, playbook)
     # Under the floor (Audit Rights, 0.1) is noise; at or over review_below (Insurance) is settled.
-    # Priority is the stakes' weight times the uncertainty, most urgent first.
+    # Priority is the stakes' weight times the chance the machine's call is wrong, most urgent first:
+    # Non-Compete is reported (0.6 >= present), wrong with 0.4; the cap is not (0.3), wrong with 0.3.
     assert [(r.finding.category, r.priority) for r in a.review] == [
-        ("Non-Compete", priority("high", 0.4)),
-        ("Cap On Liability", priority("medium", 0.7)),  # a doubtful cap matters as much as a missing one
+        ("Non-Compete", WEIGHTS["high"] * 0.4),
+        ("Cap On Liability", WEIGHTS["medium"] * 0.3),  # a doubtful cap matters as much as a missing one
     ]
-    assert a.review[0].priority == pytest.approx(0.2)
+    assert a.review[0].parts == {"stakes": "high", "weight": WEIGHTS["high"], "p_wrong": 0.4}
+    assert "reported as present" in a.review[0].reason and "not reported" in a.review[1].reason
+    assert DocumentAssessment.from_dict(a.to_dict()).review == a.review
     assert [m.finding.category for m in a.shown()] == ["Cap On Liability", "Non-Compete", "Insurance"]
 
 

@@ -44,6 +44,7 @@ from sqlalchemy.orm import Session  # noqa: E402
 from pipelines.aggregate import DocumentAssessment, aggregate_document  # noqa: E402
 from pipelines.datamodel import DocumentStatus  # noqa: E402
 from pipelines.playbook import checks, load_playbook  # noqa: E402
+from pipelines.review.budget import Budget  # noqa: E402
 from storage import repository, schema  # noqa: E402
 
 SPANS = REPO.parent / "shared" / "data" / "cuad" / "spans.jsonl"
@@ -81,7 +82,7 @@ def load_snippets(filenames: set[str]) -> Snippets:
     return snippets
 
 
-def assess(data_dir: Path) -> dict[str, DocumentAssessment]:
+def assess(data_dir: Path, budget: Budget = Budget()) -> dict[str, DocumentAssessment]:
     """Each done document's assessment, recomputed from its stored raw findings."""
     playbook = load_playbook(None)
     engine = create_engine(f"sqlite:///file:{data_dir / 'clausemill.sqlite'}?mode=ro&uri=true")
@@ -89,7 +90,7 @@ def assess(data_dir: Path) -> dict[str, DocumentAssessment]:
     with Session(engine) as session:
         for doc in session.scalars(select(schema.Document).where(schema.Document.status == DocumentStatus.DONE)):
             findings = repository.load_findings(session, doc.id, ANALYSERS)
-            out[doc.filename] = aggregate_document(findings, playbook, doc.page_count)
+            out[doc.filename] = aggregate_document(findings, playbook, doc.page_count, budget)
     return out
 
 

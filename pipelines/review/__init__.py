@@ -1,0 +1,1 @@
+"""Human review as plain functions: what goes to a person, in which order (budget, priority)."""

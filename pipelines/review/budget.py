@@ -1,0 +1,96 @@
+"""The review budget: only items worth a person's time, a few per contract.
+
+A queue of every doubtful span (26 per contract on CUAD) is a queue nobody works.  An item
+earns its place when a person's answer can change an outcome: the best candidate of a
+category near the presence decision (is the clause there?) decides whether a clause is
+reported, a required clause is missing or a risky clause raises an issue; a weaker candidate
+of the same category changes nothing while the best one stands.  Items quoting the same text
+are one item.  Each contract keeps its `per_contract` most urgent items, and a small random
+share of the confident findings goes to review as well, so reviewers' labels also cover what
+the machine is sure of (recalibration needs both).
+
+Priority is the expected cost of leaving the item unreviewed: the weight of the playbook's
+stakes in the category times the probability that the machine's call is wrong, which for a
+calibrated confidence c is 1 - c when it says "present" (c >= present) and c when it says
+"absent".  Both parts stay on the item.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pipelines.datamodel import Finding
+from pipelines.playbook.severity import WEIGHTS
+
+
+@dataclass(frozen=True)
+class Budget:
+    per_contract: int = 5
+    sample_rate: float = 0.02
+
+
+@dataclass
+class ReviewItem:
+    """A finding a person must confirm, why, and how urgently (`parts` say how it was ranked)."""
+
+    finding: Finding
+    reason: str
+    priority: float
+    parts: dict[str, float | str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"finding": self.finding.to_dict(), "reason": self.reason, "priority": self.priority,
+                "parts": self.parts}
+
+
+def priority(stakes: str, p_wrong: float) -> tuple[float, dict[str, float | str]]:
+    """The expected cost of not reviewing: the stakes' weight times the chance the call is wrong."""
+    parts: dict[str, float | str] = {"stakes": stakes, "weight": WEIGHTS[stakes], "p_wrong": round(p_wrong, 4)}
+    return round(WEIGHTS[stakes] * p_wrong, 4), parts
+
+
+def p_wrong(confidence: float, present: float) -> float:
+    """How likely the machine's presence call on this finding is wrong, if `confidence` is calibrated."""
+    return 1.0 - confidence if confidence >= present else confidence
+
+
+def best_per_category(findings: Iterable[Finding]) -> list[Finding]:
+    """The most confident finding of each category: the one the presence decision rests on."""
+    best: dict[str, Finding] = {}
+    for f in findings:
+        if f.category not in best or f.confidence > best[f.category].confidence:
+            best[f.category] = f
+    return list(best.values())
+
+
+def in_audit_sample(finding: Finding, rate: float) -> bool:
+    """Whether a confident finding is in the random audit sample: a hash of where it is, so an
+    audit run again samples the same findings and the queue does not churn."""
+    key = f"{finding.category}|{finding.start}|{finding.end}|{finding.text[:80]}".encode()
+    draw = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2**64
+    return draw < rate
+
+
+def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
+    """One item per quoted text (the most urgent; the others' categories named in its reason),
+    then the `per_contract` most urgent.  Audit-sample items (parts["sample"]) come on top of
+    the cap: they are there because they were not chosen by urgency."""
+    merged: list[ReviewItem] = []
+    for item in sorted(items, key=lambda r: (-r.priority, r.finding.start)):
+        same = next((m for m in merged if _same_evidence(m.finding, item.finding)), None)
+        if same is None:
+            merged.append(item)
+        elif item.finding.category != same.finding.category:
+            same.reason += f" The same text was also read as {item.finding.category}."
+    sampled = [m for m in merged if m.parts.get("sample")]
+    ranked = [m for m in merged if not m.parts.get("sample")][: budget.per_contract]
+    return ranked + sampled
+
+
+def _same_evidence(a: Finding, b: Finding) -> bool:
+    """Two findings quote the same text: their spans overlap by most of the shorter one."""
+    if a.end <= a.start or b.end <= b.start:
+        return False
+    overlap = min(a.end, b.end) - max(a.start, b.start)
+    return overlap > 0.5 * min(a.end - a.start, b.end - b.start)
