@@ -30,8 +30,7 @@ from dateutil.relativedelta import relativedelta
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
 from pipelines.datamodel import DocumentResult
 from pipelines.playbook.values import parse_days, says_no
-from pipelines.reports.tables import how_read, key_term_text, quotes
-from pipelines.terms.display import parse_iso_date
+from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes
 from pipelines.terms.durations import as_relativedelta
 
 HORIZONS: tuple[int, ...] = (30, 60, 90)

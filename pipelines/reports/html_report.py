@@ -31,10 +31,10 @@ from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
 from pipelines.reports.palette import LEVEL_COLORS, SEVERITY_COLORS
-from pipelines.reports.tables import TOP_ISSUES, how_read, key_term_text, quotes
+from pipelines.reports.tables import TOP_ISSUES
 from pipelines.sides import Sides
 from pipelines.terms import CONTRACT_TYPE
-from pipelines.terms.display import display_value, parse_iso_date
+from pipelines.terms.display import display_value, how_read, key_term_text, parse_iso_date, quotes
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 NEEDS_ATTENTION: tuple[str, ...] = ("critical", "high")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
 from pipelines.datamodel import DocumentResult, Finding
 from pipelines.categories import KEY_TERMS
-from pipelines.terms.display import display_value, parse_iso_date
+from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes
 
 SUMMARY_DOCUMENT_HEADERS = ["File", "Status", "Risk level", "Risk score", "Missing clauses",
                             "To renegotiate", "Review items", "Reason"]
@@ -116,26 +116,8 @@ def key_term_evidence_rows(assessed: list[Assessed]) -> list[list]:
     return rows
 
 
-def quotes(term: KeyTerm) -> list[dict]:
-    """The quotes a key term rests on: a read value's evidence, else its finding's text."""
-    if term.basis == "read":
-        return term.detail.get("evidence", [])
-    if term.finding is not None:
-        return [{"role": "quote", "page": term.finding.page, "text": " ".join(term.finding.text.split())}]
-    return [{"role": "candidate", "page": c.page, "text": " ".join(c.text.split())} for c in term.candidates]
 
 
-def how_read(term: KeyTerm) -> str:
-    """How a value was reached, in words: computed from which parts, or which evidence won."""
-    computed = term.detail.get("computed_from")
-    if computed:
-        parts = [f"{k.replace('_', ' ')} {display_value(k, str(v))}" for k, v in computed.items()]
-        return "computed from " + " + ".join(parts)
-    if term.detail.get("reference"):
-        return f"defined by reference: {term.detail['reference']}"
-    if term.detail.get("forum"):
-        return f"forum: {term.detail['forum']}"
-    return "read from the contract" if term.basis == "read" else term.basis
 
 
 def review_rows(assessed: list[Assessed]) -> list[list]:
@@ -146,15 +128,6 @@ def review_rows(assessed: list[Assessed]) -> list[list]:
              r.finding.page, r.finding.text] for doc, r in items]
 
 
-def key_term_text(term: KeyTerm | None) -> str:
-    """A key term as one cell: its value (or quote), or every competing value when in conflict."""
-    if term is None:
-        return ""
-    if term.conflict:
-        return "CONFLICT: " + " | ".join(f"{c.value} (p. {c.page})" for c in term.candidates)
-    if term.value:
-        return display_value(term.category, term.value, term.detail)
-    return " ".join(term.finding.text.split()) if term.finding else ""
 
 
 def missing_clauses(a: DocumentAssessment | None) -> str:

@@ -6,8 +6,12 @@ every report shows them through this one module so the spelling is the same ever
 from __future__ import annotations
 
 from datetime import date
+from typing import TYPE_CHECKING
 
 from pipelines.terms.durations import describe, parse_iso_duration
+
+if TYPE_CHECKING:
+    from pipelines.aggregate import KeyTerm
 
 
 def parse_iso_date(value: str | None) -> date | None:
@@ -40,3 +44,36 @@ def display_value(field: str, value: str | None, detail: dict | None = None) -> 
                 text += " (at a party's option)"
         return text
     return value
+
+
+def key_term_text(term: KeyTerm | None) -> str:
+    """A key term as one cell: its value (or quote), or every competing value when in conflict."""
+    if term is None:
+        return ""
+    if term.conflict:
+        return "CONFLICT: " + " | ".join(f"{c.value} (p. {c.page})" for c in term.candidates)
+    if term.value:
+        return display_value(term.category, term.value, term.detail)
+    return " ".join(term.finding.text.split()) if term.finding else ""
+
+
+def how_read(term: KeyTerm) -> str:
+    """How a value was reached, in words: computed from which parts, or which evidence won."""
+    computed = term.detail.get("computed_from")
+    if computed:
+        parts = [f"{k.replace('_', ' ')} {display_value(k, str(v))}" for k, v in computed.items()]
+        return "computed from " + " + ".join(parts)
+    if term.detail.get("reference"):
+        return f"defined by reference: {term.detail['reference']}"
+    if term.detail.get("forum"):
+        return f"forum: {term.detail['forum']}"
+    return "read from the contract" if term.basis == "read" else term.basis
+
+
+def quotes(term: KeyTerm) -> list[dict]:
+    """The quotes a key term rests on: a read value's evidence, else its finding's text."""
+    if term.basis == "read":
+        return term.detail.get("evidence", [])
+    if term.finding is not None:
+        return [{"role": "quote", "page": term.finding.page, "text": " ".join(term.finding.text.split())}]
+    return [{"role": "candidate", "page": c.page, "text": " ".join(c.text.split())} for c in term.candidates]
