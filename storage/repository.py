@@ -341,14 +341,26 @@ def load_findings(session: Session, document_id: int, producers: Iterable[str] |
 
 
 def replace_review_items(session: Session, document_id: int, items: list[dict]) -> None:
-    """Items: {category, reason, priority, evidence}; open items of the document are replaced."""
+    """Items: {category, reason, priority, evidence}; the document's undecided items are replaced.
+
+    A decided item stays, with its trail, and the same finding (category and span) is not
+    queued again: re-running an audit does not hand reviewers work they already did.
+    """
     _lock_document(session, document_id)
-    session.execute(delete(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id))
+    decided = session.scalars(select(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id)
+                              .where(schema.ReviewItem.status == "decided")).all()
+    done = {_review_key(d.category, d.evidence) for d in decided}
+    session.execute(delete(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id)
+                    .where(schema.ReviewItem.status != "decided"))
     session.add_all(
         schema.ReviewItem(document_id=document_id, category=i["category"], reason=i["reason"],
                           priority=float(i["priority"]), evidence=i.get("evidence", {}))
-        for i in items
+        for i in items if _review_key(i["category"], i.get("evidence", {})) not in done
     )
+
+
+def _review_key(category: str, evidence: dict) -> tuple:
+    return category, evidence.get("start"), evidence.get("end")
 
 
 def review_queue(session: Session, batch_id: str | None = None, limit: int = 50) -> list[dm.ReviewEntry]:

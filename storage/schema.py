@@ -141,7 +141,11 @@ class Finding(Base):
 
 
 class ReviewItem(Base):
-    """Something a person should look at, ranked by priority (highest first)."""
+    """Something a person should look at, ranked by priority (highest first).
+
+    `version` grows with every decision, so a decision made on a stale page is refused.  A
+    claim is `claimed_by` until `lease_until`; a lease that ran out returns the item.
+    """
 
     __tablename__ = "review_items"
     __table_args__ = (Index("ix_review_items_status_priority", "status", "priority"),)
@@ -151,9 +155,48 @@ class ReviewItem(Base):
     category: Mapped[str] = mapped_column(String(64))
     reason: Mapped[str] = mapped_column(Text)
     priority: Mapped[float] = mapped_column(Float)
-    status: Mapped[str] = mapped_column(String(16), default="open")  # open | resolved
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open | decided
     evidence: Mapped[dict] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    assignee: Mapped[str | None] = mapped_column(String(80))
+    claimed_by: Mapped[str | None] = mapped_column(String(80))
+    lease_until: Mapped[datetime | None] = mapped_column(index=True)
+
+
+class User(Base):
+    """A person who reviews (role reviewer) or also assigns work and manages users (admin)."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(80), unique=True)
+    role: Mapped[str] = mapped_column(String(16))  # reviewer | admin
+    password_hash: Mapped[str] = mapped_column(String(255))
+    disabled: Mapped[bool] = mapped_column(default=False, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ReviewDecision(Base):
+    """The audit trail: one row per decision, never updated or deleted.
+
+    It outlives the item it decided (an item replaced by a re-run keeps its trail), so it holds
+    the document, category and the values before and after, not just the item's id.
+    """
+
+    __tablename__ = "review_decisions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int | None] = mapped_column(ForeignKey("review_items.id", ondelete="SET NULL"), index=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    reviewer: Mapped[str] = mapped_column(String(80))
+    action: Mapped[str] = mapped_column(String(16))  # accept | correct | reject | undo
+    item_version: Mapped[int] = mapped_column(Integer)
+    previous: Mapped[dict] = mapped_column(JSON, default=dict)
+    new: Mapped[dict] = mapped_column(JSON, default=dict)
+    reason: Mapped[str | None] = mapped_column(String(32))  # a reject's reason code
+    comment: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
 
 class Recovery(Base):

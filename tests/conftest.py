@@ -171,3 +171,17 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated database: SQLite in the test's folder, then a fresh PostgreSQL database."""
+    from storage.migrate import upgrade
+
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'clausemill.sqlite'}"
+    else:
+        env = request.getfixturevalue("server_env")
+        url = env["CLAUSEMILL_DATABASE_URL"]
+    upgrade(url)
+    return url

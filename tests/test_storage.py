@@ -4,24 +4,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
 from sqlalchemy import func, select
 
 from pipelines import datamodel as dm
 from storage import repository, schema
 from storage.database import session_scope
 from storage.migrate import upgrade
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'clausemill.sqlite'}"
-    else:
-        env = request.getfixturevalue("server_env")
-        url = env["CLAUSEMILL_DATABASE_URL"]
-    upgrade(url)
-    return url
 
 
 def test_migrations_are_repeatable(database_url: str) -> None:

@@ -1,0 +1,159 @@
+"""Claims with a lease, and decisions that refuse a stale page.
+
+"Next item" hands the most urgent open item to one reviewer for `lease_s` seconds: nobody else
+gets it while the lease runs, and it returns to the queue by itself when the lease runs out
+(a closed laptop never locks an item).  On PostgreSQL concurrent claimers skip each other's
+locked rows (FOR UPDATE SKIP LOCKED); on SQLite every write transaction holds the database
+lock (storage/database.py), so the select and the update are one step there too.
+
+A decision names the item version its page showed.  Every decision bumps the version, so a
+second decision made on the same page is refused with who decided first.  Decisions are
+appended to `review_decisions` and never changed: an undo is a decision of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from storage import schema
+
+Action = Literal["accept", "correct", "reject"]
+ACTIONS: tuple[str, ...] = ("accept", "correct", "reject")
+REJECT_REASONS: tuple[str, ...] = ("wrong_category", "not_a_clause", "wrong_span", "duplicate", "ocr_error")
+OPEN, DECIDED = "open", "decided"
+
+
+class ReviewConflict(Exception):
+    """The item changed since the reviewer's page was drawn (HTTP 409)."""
+
+    def __init__(self, item_id: int, version: int, decided_by: str | None, decided_at: datetime | None) -> None:
+        who = f"{decided_by} decided it at {decided_at:%Y-%m-%d %H:%M} UTC" if decided_by and decided_at else \
+            "it changed"
+        super().__init__(f"Item {item_id} is at version {version}, not the one on your page: {who}. "
+                         "Reload it to see the decision.")
+        self.item_id, self.version, self.decided_by = item_id, version, decided_by
+
+
+class NotYours(Exception):
+    """The item is claimed by someone else, or not claimed by the reviewer deciding it."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    item_id: int
+    reviewer: str
+    action: str
+    version: int
+
+
+def claim_next(session: Session, reviewer: str, now: datetime, lease_s: int,
+               batch_id: str | None = None) -> schema.ReviewItem | None:
+    """Claim the most urgent open item nobody holds (or whose lease ran out) that is
+    unassigned or assigned to `reviewer`; an item the reviewer already holds comes first, so
+    a reload does not claim a second one."""
+    held = session.scalars(_claimable(reviewer, now, batch_id).where(schema.ReviewItem.claimed_by == reviewer)
+                           .where(schema.ReviewItem.lease_until > now).limit(1)).first()
+    if held is not None:
+        held.lease_until = now + timedelta(seconds=lease_s)
+        return held
+    query = (_claimable(reviewer, now, batch_id)
+             .where(or_(schema.ReviewItem.claimed_by.is_(None), schema.ReviewItem.lease_until <= now))
+             .limit(1).with_for_update(skip_locked=True))
+    item = session.scalars(query).first()
+    if item is not None:
+        item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
+    return item
+
+
+def _claimable(reviewer: str, now: datetime, batch_id: str | None):  # type: ignore[no-untyped-def]
+    query = (select(schema.ReviewItem).where(schema.ReviewItem.status == OPEN)
+             .where(or_(schema.ReviewItem.assignee.is_(None), schema.ReviewItem.assignee == reviewer))
+             .order_by(schema.ReviewItem.priority.desc(), schema.ReviewItem.id))
+    if batch_id is not None:
+        query = query.join(schema.Document).where(schema.Document.batch_id == batch_id)
+    return query
+
+
+def renew(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: int) -> datetime:
+    """Extend the reviewer's lease while they work on the item; NotYours when it is not theirs."""
+    item = session.get(schema.ReviewItem, item_id, with_for_update=True)
+    if item is None or item.claimed_by != reviewer or item.lease_until is None or item.lease_until <= now:
+        raise NotYours(f"item {item_id} is not claimed by {reviewer}")
+    item.lease_until = now + timedelta(seconds=lease_s)
+    return item.lease_until
+
+
+def decide(session: Session, item_id: int, reviewer: str, action: Action, version: int, now: datetime,
+           new: dict | None = None, reason: str | None = None, comment: str | None = None) -> Decision:
+    """Record `reviewer`'s decision on the item as of `version`.
+
+    `new` holds a correction (category, span or normalized value); a reject needs a reason
+    code from REJECT_REASONS.  Raises ReviewConflict when the item moved past `version`, and
+    NotYours when someone else holds its lease.
+    """
+    if action not in ACTIONS:
+        raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
+    if action == "reject" and reason not in REJECT_REASONS:
+        raise ValueError(f"a rejection needs a reason: one of {', '.join(REJECT_REASONS)}")
+    if action == "correct" and not new:
+        raise ValueError("a correction needs the corrected values (category, span or value)")
+    item = _locked(session, item_id)
+    if item.version != version:
+        raise ReviewConflict(item_id, item.version, *_who_last(session, item_id))
+    if item.claimed_by not in (None, reviewer) and item.lease_until is not None and item.lease_until > now:
+        raise NotYours(f"item {item_id} is claimed by {item.claimed_by} until {item.lease_until:%H:%M} UTC")
+    session.add(schema.ReviewDecision(
+        item_id=item.id, document_id=item.document_id, reviewer=reviewer, action=action, item_version=version,
+        previous=_state(item), new=new or {}, reason=reason, comment=comment, created_at=now))
+    item.status, item.version, item.claimed_by, item.lease_until = DECIDED, item.version + 1, None, None
+    return Decision(item.id, reviewer, action, item.version)
+
+
+def undo_last(session: Session, reviewer: str, now: datetime) -> Decision | None:
+    """Reopen the item of `reviewer`'s last decision, if nobody decided it since: an "undo"
+    row joins the trail and the item goes back to the queue, claimed by the reviewer."""
+    last = session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.reviewer == reviewer)
+                           .where(schema.ReviewDecision.action != "undo")
+                           .order_by(schema.ReviewDecision.id.desc()).limit(1)).first()
+    if last is None or last.item_id is None:
+        return None
+    item = _locked(session, last.item_id)
+    if item.version != last.item_version + 1:
+        raise ReviewConflict(item.id, item.version, *_who_last(session, item.id))
+    session.add(schema.ReviewDecision(
+        item_id=item.id, document_id=item.document_id, reviewer=reviewer, action="undo", item_version=item.version,
+        previous={"action": last.action, **(last.new or {})}, new=last.previous, created_at=now))
+    item.status, item.version, item.claimed_by = OPEN, item.version + 1, reviewer
+    return Decision(item.id, reviewer, "undo", item.version)
+
+
+def trail(session: Session, item_id: int) -> list[schema.ReviewDecision]:
+    """Every decision on the item, oldest first."""
+    return list(session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.item_id == item_id)
+                                .order_by(schema.ReviewDecision.id)))
+
+
+def _locked(session: Session, item_id: int) -> schema.ReviewItem:
+    item = session.get(schema.ReviewItem, item_id, with_for_update=True)
+    if item is None:
+        raise LookupError(f"no review item {item_id}")
+    return item
+
+
+def _last_decision(session: Session, item_id: int) -> schema.ReviewDecision | None:
+    return session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.item_id == item_id)
+                           .order_by(schema.ReviewDecision.id.desc()).limit(1)).first()
+
+
+def _who_last(session: Session, item_id: int) -> tuple[str | None, datetime | None]:
+    last = _last_decision(session, item_id)
+    return (last.reviewer, last.created_at) if last else (None, None)
+
+
+def _state(item: schema.ReviewItem) -> dict:
+    """What the item said before the decision: enough to show and to undo it."""
+    return {"status": item.status, "category": item.category, "evidence": item.evidence}
