@@ -359,6 +359,18 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
     )
 
 
+def decision_trails(session: Session, batch_id: str) -> dict[int, list[dict]]:
+    """Per document of the batch, its review decisions in the order they were made."""
+    rows = session.scalars(
+        select(schema.ReviewDecision).join(schema.Document, schema.Document.id == schema.ReviewDecision.document_id)
+        .where(schema.Document.batch_id == batch_id).order_by(schema.ReviewDecision.id))
+    trails: dict[int, list[dict]] = {}
+    for r in rows:
+        trails.setdefault(r.document_id, []).append(
+            {"item_id": r.item_id, "action": r.action, "previous": r.previous, "new": r.new, "reviewer": r.reviewer})
+    return trails
+
+
 def _review_key(category: str, evidence: dict) -> tuple:
     return category, evidence.get("start"), evidence.get("end")
 

@@ -26,6 +26,7 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
 def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> list[Path]:
     from pipelines.aggregate import DocumentAssessment
     from pipelines.reports import write_reports
+    from pipelines.review.decisions import apply_decisions, standing
     from pipelines.steps import playbook_for
     from storage import repository
     from storage.database import session_scope
@@ -34,6 +35,11 @@ def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> li
         batch = repository.load_batch_result(session, batch_id, settings.analysers)
         options = repository.batch_options(session, batch_id)
         assessments = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
+        trails = repository.decision_trails(session, batch_id)
+    for doc in batch.documents:  # reviewed documents are assessed again from the decided findings
+        if doc.id in trails:
+            doc.findings = apply_decisions(doc.findings, standing(trails[doc.id]))
+            assessments.pop(doc.id, None)
     written = write_reports(batch, out, view=view, playbook=playbook_for(options), assessments=assessments)
     print_summary(batch)
     return written

@@ -78,7 +78,7 @@ def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
     the cap: they are there because they were not chosen by urgency."""
     merged: list[ReviewItem] = []
     for item in sorted(items, key=lambda r: (-r.priority, r.finding.start)):
-        same = next((m for m in merged if _same_evidence(m.finding, item.finding)), None)
+        same = next((m for m in merged if same_evidence(m.finding, item.finding)), None)
         if same is None:
             merged.append(item)
         elif item.finding.category != same.finding.category:
@@ -88,7 +88,7 @@ def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
     return ranked + sampled
 
 
-def _same_evidence(a: Finding, b: Finding) -> bool:
+def same_evidence(a: Finding, b: Finding) -> bool:
     """Two findings quote the same text: their spans overlap by most of the shorter one."""
     if a.end <= a.start or b.end <= b.start:
         return False
