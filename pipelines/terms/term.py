@@ -36,10 +36,12 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+this\s+"
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
-        r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b",
+        r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
+        r"\(\s*(?:the\s+|such\s+period,?\s+)?[\"“](?:Initial\s+)?Term[\"”]\s*\)",  # "... expire on May 1, 2006 (the "Term")"
         re.IGNORECASE),
     re.compile(
-        r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
+        r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract|joint\s+venture|arrangement|engagement)\b"
+        r"(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
         r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
         r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective))\b",
         re.IGNORECASE),
@@ -88,10 +90,14 @@ _TAIL_RE = re.compile(r"^\s*(?:\)\s*)?(?:after|following|from)\s+(?:the\s+|any\s
                       re.IGNORECASE)
 _TAIL_BEFORE_RE = re.compile(
     r"\band\s+for\b[^,;]{0,20}$|\b(?:within|notice|than|up\s+to)\b[^,;]{0,25}$|\b(?:renew\w*|extended|extension|additional|successive)\b[^.;]{0,40}$|"
-    r"\bsurviv\w*\s+(?:the\s+|any\s+)?(?:termination|expiration|expiry)\b[^.;]{0,60}$",
+    r"\bsurviv\w*\s+(?:the\s+|any\s+)?(?:termination|expiration|expiry)\b[^.;]{0,60}$|"
+    # how long a delay, a breach or a suspension lasts before a party may end the contract
+    r"\b(?:delayed|suspended|prevented|interrupted|overdue|unremedied|uncured)\s+"
+    r"(?:\w+\s+){0,3}?(?:for\s+)?(?:a\s+)?(?:period\s+of\s+)?(?:more\s+than\s+|at\s+least\s+|over\s+)?$",
     re.IGNORECASE)
 _END_CUE_RE = re.compile(
-    r"\b(?:expire[sd]?|expiring|expiration|terminate[sd]?|terminating|ends?|ending|until|through|to|thru)\s+"
+    r"\b(?:expire[sd]?|expiring|expiration|terminate[sd]?|terminating|ends?|ending|conclude[sd]?|concluding|until|"
+    r"through|to|thru)\s+"
     r"(?:on\s+|as\s+of\s+|at\s+)?(?:the\s+)?$|"
     r"\b(?:earlier|later)\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$",
     re.IGNORECASE,
@@ -106,7 +112,10 @@ _UNTIL_TERMINATED_RE = re.compile(
     r"\buntil\s+(?:(?:it\s+is\s+|so\s+)?terminated|(?:a|either|one)\s+party\s+(?:terminates|gives)|"
     r"such\s+time\s+as\s+(?:it\s+is\s+)?terminated|(?:the\s+)?(?:expiration\s+or\s+(?:earlier\s+)?)?termination\b(?!\s+date)|"
     r"this\s+agreement\s+is\s+terminated)|"
-    r"\b(?:end|expire|terminate)s?\s+(?:only\s+)?(?:when|upon|if)\s+(?:it\s+is\s+)?terminated\b",
+    r"\b(?:end|expire|terminate)s?\s+(?:only\s+)?(?:when|upon|if)\s+(?:it\s+is\s+)?terminated\b|"
+    # "shall continue in force until the earlier of (i) ... and (ii) the delivery of notice of termination"
+    r"\bcontinue\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?\s+until\s+the\s+(?:earlier|first)\b"
+    r"[^.]{0,400}?\bnotice\s+of\s+termination\b",
     re.IGNORECASE,
 )
 # How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
