@@ -227,7 +227,7 @@ class BatchResult:
 
 @dataclass(frozen=True)
 class ReviewEntry:
-    """One open review item with the document it belongs to, as the queue shows it."""
+    """One review item with the document it belongs to, as the queue shows it."""
 
     id: int
     document_id: int
@@ -237,4 +237,17 @@ class ReviewEntry:
     reason: str
     priority: float
     status: str
-    evidence: dict = field(default_factory=dict)  # {text, page, start, end}
+    evidence: dict = field(default_factory=dict)  # {text, page, start, end, priority_parts}
+    assignee: str | None = None
+    claimed_by: str | None = None
+
+    @property
+    def priority_parts(self) -> dict:
+        """How the priority was computed: stakes, weight, p_wrong (`sample` for the audit sample)."""
+        return dict(self.evidence.get("priority_parts") or {})
+
+    @property
+    def severity(self) -> str | None:
+        """The playbook stakes the priority was computed from, if recorded."""
+        stakes = self.priority_parts.get("stakes")
+        return stakes if isinstance(stakes, str) else None

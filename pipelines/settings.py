@@ -11,7 +11,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from pipelines.dag import STAGES
@@ -107,6 +107,20 @@ class Settings(BaseSettings):
     # 0.005 s ~8%; an idle poll is one listdir), and the result database for chord joins.
     broker_poll_interval_s: float = 0.005
     chord_poll_interval_s: float = 0.1
+
+    # The reviewers' web app (`clausemill serve`).  Its session cookie is signed with
+    # secret_key, or with the contents of secret_key_file; with neither, one is generated once
+    # into data_dir/secret_key (web/secret_key.py), so the embedded mode needs no setup.  Set
+    # secure_cookies when the app is served over https.  A user+address pair gets
+    # login_max_failures wrong passwords per login_window_s; a claimed item is leased for
+    # review_lease_s, renewed while the reviewer works on it.
+    secret_key: SecretStr = SecretStr("")
+    secret_key_file: Path | None = None
+    session_lifetime_s: int = Field(default=8 * 3600, gt=0)
+    secure_cookies: bool = False
+    login_max_failures: int = Field(default=5, gt=0)
+    login_window_s: int = Field(default=300, gt=0)
+    review_lease_s: int = Field(default=900, gt=0)
 
     @model_validator(mode="after")
     def _redelivery_waits_for_the_longest_task(self) -> Settings:

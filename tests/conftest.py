@@ -10,6 +10,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,8 +53,10 @@ def base_env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def run_cli(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=REPO,
+def run_cli(args: list[str], env: dict[str, str], timeout: float = 600,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`clausemill ARGS` in a process of its own; `input`, when given, is its stdin."""
+    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=REPO, input=input,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -65,52 +68,77 @@ def embedded_env(tmp_path: Path) -> dict[str, str]:
 def _services_up() -> str | None:
     """Why Redis or PostgreSQL cannot be used, or None when both answer."""
     import redis
-    import sqlalchemy
 
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
     except Exception as error:  # noqa: BLE001 - any failure means "not available"
         return f"Redis not reachable at {REDIS_URL}: {error}"
+    return _postgres_up()
+
+
+def _postgres_up() -> str | None:
+    """Why PostgreSQL cannot be used, or None when it answers."""
+    import sqlalchemy
+
     try:
         with sqlalchemy.create_engine(POSTGRES_ADMIN_URL).connect():
             pass
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:  # noqa: BLE001 - any failure means "not available"
         return f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {error}"
     return None
+
+
+def _skip_unless(reason: str | None) -> None:
+    """Skip the test for `reason`, or fail it in CI, where the services must be running."""
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database, dropped afterwards; skips when PostgreSQL is down."""
+    import sqlalchemy
+
+    _skip_unless(_postgres_up())
+    name = f"clausemill_test_{uuid.uuid4().hex[:8]}"
+    admin = sqlalchemy.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+psycopg2://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
 
 
 @pytest.fixture()
 def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """A fresh PostgreSQL database and Redis database for one test, in server mode."""
     import redis
-    import sqlalchemy
 
-    reason = _services_up()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    name = f"clausemill_test_{uuid.uuid4().hex[:8]}"
-    admin = sqlalchemy.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    redis_db = 13
-    redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
+    _skip_unless(_services_up())
+    with postgres_database() as database_url:
+        redis_db = 13
+        redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
+        yield _server_mode_env(tmp_path, redis_db, database_url)
+        redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
+
+
+def _server_mode_env(tmp_path: Path, redis_db: int, database_url: str) -> dict[str, str]:
     env = base_env(tmp_path / "data")
     env.update(
         CLAUSEMILL_BROKER_URL=f"{REDIS_URL}/{redis_db}",
         CLAUSEMILL_RESULT_BACKEND=f"{REDIS_URL}/{redis_db}",
-        CLAUSEMILL_DATABASE_URL=f"postgresql+psycopg2://postgres@127.0.0.1:5432/{name}",
+        CLAUSEMILL_DATABASE_URL=database_url,
         # Longer than any task may run (Settings refuses less), short enough that the SIGKILL
         # test sees a dead worker's tasks come back.
         CLAUSEMILL_VISIBILITY_TIMEOUT_S="60",
         **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "45" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
     )
-    yield env
-    redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    admin.dispose()
+    return env
 
 
 class WorkerProcess:

@@ -15,7 +15,7 @@ from pipelines.dag import SPECS, STAGES, Queue, Stage
 from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
 from workers.celery_app import create_app
 
-PACKAGES = ("pipelines", "workers", "storage", "models")
+PACKAGES = ("pipelines", "workers", "storage", "models", "web")
 
 
 def test_every_stage_is_a_task_with_the_tables_queue_and_the_settings_limits(tmp_path: Path) -> None:

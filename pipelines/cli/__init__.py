@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import batches, data, intake, monitoring, nightly, processes
+from pipelines.cli import batches, data, intake, monitoring, nightly, processes, users, web
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
 
@@ -16,5 +16,7 @@ app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pret
 # `clausemill --help` lists them.
 for command in (batches.audit, batches.status, batches.report, batches.review, intake.watch, intake.intake,
                 nightly.nightly, nightly.scheduler,
-                processes.worker, processes.migrate, monitoring.flower, monitoring.metrics, data.samples, data.train):
+                processes.worker, processes.migrate, monitoring.flower, monitoring.metrics, data.samples, data.train,
+                web.serve):
     app.command()(command)
+app.add_typer(users.users, name="users")

@@ -1,0 +1,235 @@
+"""The review app's gate, against a real `clausemill serve` on SQLite and on PostgreSQL:
+every path needs a session but /login, /healthz and /metrics; writes need the CSRF token;
+logins are rate-limited; a disabled user's session stops working.  Users are made with the
+real CLI."""
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.routing import iter_route_contexts
+
+from conftest import REPO, base_env, free_port, postgres_database, run_cli, wait_until
+from test_web_queue import ITEMS, seed
+from pipelines.settings import Settings
+from web.app import create_app
+from web.auth import PUBLIC_PATHS
+
+MAX_FAILURES = 3
+USERS = {"alice": "admin", "bob": "reviewer", "carol": "reviewer", "dave": "reviewer"}
+
+
+@dataclass
+class Server:
+    url: str
+    env: dict[str, str]
+    database_url: str
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, follow_redirects=False, timeout=30)
+
+    @contextmanager
+    def login(self, name: str) -> Iterator[httpx.Client]:
+        """A client logged in as `name` (whose password is pw-NAME)."""
+        with self.client() as client:
+            response = post_form(client, "/login", {"name": name, "password": f"pw-{name}"})
+            assert response.status_code == 303, response.text
+            yield client
+
+
+def csrf_of(client: httpx.Client, page: str = "/login") -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text)
+    assert match, f"no CSRF token on {page}"
+    return match.group(1)
+
+
+def post_form(client: httpx.Client, path: str, data: dict[str, str], page: str = "/login") -> httpx.Response:
+    """Post a form the way a browser does: with the token of the page it came from."""
+    return client.post(path, data={**data, "csrf_token": csrf_of(client, page)})
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One real server per database for the module, with the USERS added through the CLI."""
+    folder = tmp_path_factory.mktemp(f"serve-{request.param}")
+    env = base_env(folder / "data")
+    env["CLAUSEMILL_LOGIN_MAX_FAILURES"] = str(MAX_FAILURES)
+    with ExitStack() as stack:
+        if request.param == "postgresql":
+            env["CLAUSEMILL_DATABASE_URL"] = stack.enter_context(postgres_database())
+        database_url = env.get("CLAUSEMILL_DATABASE_URL") or f"sqlite:///{folder / 'data' / 'clausemill.sqlite'}"
+        for name, role in USERS.items():
+            added = run_cli(["users", "add", name, "--role", role], env, timeout=60, input=f"pw-{name}\n")
+            assert added.returncode == 0, added.stderr
+        port = free_port()
+        log = folder / "serve.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "serve", "--port", str(port)],
+                                       env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        stack.callback(_stop, process)
+        url = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            assert process.poll() is None, log.read_text()
+            try:
+                return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_until(up, timeout=60, message=f"clausemill serve on {url}")
+        yield Server(url, env, database_url)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def app_paths(tmp_path: Path) -> list[tuple[str, str]]:
+    """(method, path) of every route the app defines, path parameters filled in."""
+    app = create_app(Settings(data_dir=tmp_path))
+    found = []
+    for route in iter_route_contexts(app.routes):  # included routers' routes too
+        assert route.path and route.methods, route
+        path = re.sub(r"\{[^}]+\}", "x", route.path)
+        found += [(method, path) for method in sorted(route.methods) if method != "HEAD"]
+    return found
+
+
+def test_without_a_session_every_path_but_three_is_refused(server: Server, tmp_path: Path) -> None:
+    routes = app_paths(tmp_path)
+    assert {path for _, path in routes} >= {"/", "/api/items", "/api/openapi.json", "/users", *PUBLIC_PATHS}
+    unknown = [("GET", "/no/such/page"), ("POST", "/no/such/page"), ("GET", "/api/no/such/thing")]
+    with server.client() as client:
+        for method, path in routes + unknown:
+            response = client.request(method, path)
+            if path in PUBLIC_PATHS:
+                assert response.status_code not in (401, 303), (method, path)
+            elif path.startswith("/api/"):
+                assert response.status_code == 401, (method, path, response.status_code)
+            else:
+                assert response.status_code == 303, (method, path, response.status_code)
+                assert response.headers["location"].startswith("/login?next="), (method, path)
+
+
+def test_health_and_metrics_answer_without_login(server: Server) -> None:
+    with server.client() as client:
+        health = client.get("/healthz")
+        assert health.status_code == 200 and health.json() == {"status": "ok", "database": "reachable"}
+        metrics = client.get("/metrics")
+        assert metrics.status_code == 200 and "clausemill_metrics_source_up" in metrics.text
+
+
+def test_a_wrong_password_is_401_with_the_reason_on_the_form(server: Server) -> None:
+    with server.client() as client:
+        response = post_form(client, "/login", {"name": "bob", "password": "not-it"})
+        assert response.status_code == 401
+        assert "Wrong name or password" in response.text
+        assert client.get("/").status_code == 303
+
+
+def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
+    with server.client() as client:
+        response = post_form(client, "/login", {"name": "alice", "password": "pw-alice", "next": "/?status=all"})
+        assert response.status_code == 303 and response.headers["location"] == "/?status=all"
+        cookie = response.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie and "secure" not in cookie
+        page = client.get("/")
+        assert page.status_code == 200 and "Review queue" in page.text and "alice" in page.text
+        assert client.get("/api/items").status_code == 200
+        assert client.get("/api/openapi.json").json()["paths"].keys() == {"/api/items"}
+
+
+def test_login_never_sends_you_to_another_site(server: Server) -> None:
+    with server.client() as client:
+        response = post_form(client, "/login", {"name": "alice", "password": "pw-alice", "next": "//evil.example/"})
+        assert response.headers["location"] == "/"
+
+
+def test_a_write_without_the_csrf_token_is_403(server: Server) -> None:
+    with server.login("bob") as client:
+        assert client.post("/logout").status_code == 403
+        assert client.post("/logout", data={"csrf_token": "forged"}).status_code == 403
+        assert client.get("/").status_code == 200, "a refused logout must leave the session alone"
+        assert client.post("/logout", headers={"X-CSRF-Token": csrf_of(client, "/")}).status_code == 303
+        assert client.get("/").status_code == 303
+    with server.client() as anonymous:
+        assert anonymous.post("/login", data={"name": "bob", "password": "pw-bob"}).status_code == 403
+
+
+def test_logins_are_rate_limited_per_user_and_address(server: Server) -> None:
+    with server.client() as client:
+        for _ in range(MAX_FAILURES):
+            assert post_form(client, "/login", {"name": "carol", "password": "guess"}).status_code == 401
+        blocked = post_form(client, "/login", {"name": "carol", "password": "pw-carol"})
+        assert blocked.status_code == 429, "the right password must not get through while blocked"
+        assert "Too many failed logins for carol" in blocked.text and int(blocked.headers["retry-after"]) > 0
+    with server.login("bob"):  # another name from the same address is not blocked
+        pass
+
+
+def test_a_disabled_users_session_stops_working(server: Server) -> None:
+    with server.login("dave") as client:
+        assert client.get("/").status_code == 200
+        disabled = run_cli(["users", "disable", "dave"], server.env, timeout=60)
+        assert disabled.returncode == 0, disabled.stderr
+        assert client.get("/").status_code == 303
+        assert client.get("/api/items").status_code == 401
+    with server.client() as client:
+        assert post_form(client, "/login", {"name": "dave", "password": "pw-dave"}).status_code == 401
+
+
+def test_only_admins_manage_users(server: Server) -> None:
+    with server.login("bob") as reviewer:
+        assert reviewer.get("/users").status_code == 403
+    with server.login("alice") as admin:
+        assert admin.get("/users").status_code == 200
+        added = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": "pw-erin"}, page="/users")
+        assert added.status_code == 303
+        again = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": "x"}, page="/users")
+        assert again.status_code == 400 and "exists already" in again.text
+    with server.login("erin") as erin:
+        assert erin.get("/").status_code == 200
+
+
+def test_users_added_from_stdin_are_listed_by_the_cli(server: Server) -> None:
+    listing = run_cli(["users"], server.env, timeout=60)
+    assert listing.returncode == 0, listing.stderr
+    rows = {line.split()[1]: line.split()[3] for line in listing.stdout.splitlines()
+            if line.startswith("│") and line.split()[1] in USERS}
+    assert rows == USERS
+    for bad, message in ((["users", "add", "alice"], "exists already"), (["users", "add", "zed", "--role", "boss"], "role"),
+                         (["users", "disable", "nobody"], "no user named")):
+        failed = run_cli(bad, server.env, timeout=60, input="pw\n")
+        assert failed.returncode == 2 and message in failed.stderr, (bad, failed.stderr)
+    empty = run_cli(["users", "add", "zed"], server.env, timeout=60, input="\n")
+    assert empty.returncode == 2 and "password is empty" in empty.stderr
+
+
+def test_the_queue_page_and_api_list_the_items_most_urgent_first(server: Server) -> None:
+    batch = seed(server.database_url, [*ITEMS, ("<b>odd</b>.pdf", "Audit Rights", "low", 0.1, "open", None)])
+    with server.login("alice") as admin:
+        listing = admin.get("/api/items", params={"batch": batch, "per_page": 2, "page": 2}).json()
+        assert (listing["total"], listing["page"], listing["pages"]) == (7, 2, 4)
+        assert [(i["priority"], i["severity"]) for i in listing["items"]] == [(0.15, "medium"), (0.1, "medium")]
+        assert listing["items"][0]["priority_parts"] == {"stakes": "medium", "weight": 0.25, "p_wrong": 0.6}
+        assert admin.get("/api/items", params={"severity": "urgent"}).status_code == 422
+        page = admin.get("/", params={"batch": batch, "per_page": 3})
+        assert page.status_code == 200
+        assert "critical 0.8 × p_wrong 0.5" in page.text and "page 1 of 3" in page.text and 'rel="next"' in page.text
+        odd = admin.get("/", params={"batch": batch, "category": "Audit Rights"}).text
+        assert "&lt;b&gt;odd&lt;/b&gt;.pdf" in odd and "<b>odd</b>" not in odd
+    with server.login("bob") as reviewer:
+        assert reviewer.get("/api/items", params={"batch": batch}).json()["total"] == 6, "erin's item is not bob's"

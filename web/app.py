@@ -1,0 +1,31 @@
+"""`create_app(settings)`: the reviewers' web app, assembled from web/routes and the auth gate."""
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.middleware.sessions import SessionMiddleware
+
+from pipelines.settings import Settings
+from web.auth import AuthGate
+from web.login_throttle import LoginThrottle
+from web.pages import templates
+from web.routes import login, ops, queue, users
+from web.secret_key import session_secret
+
+SESSION_COOKIE = "clausemill_session"
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The app.  The interactive API docs are off: they load their scripts from a CDN, and the
+    schema itself is at /api/openapi.json (behind login, like the rest of /api)."""
+    app = FastAPI(title="clausemill review", openapi_url="/api/openapi.json", docs_url=None, redoc_url=None)
+    app.state.settings = settings
+    app.state.templates = templates()
+    app.state.throttle = LoginThrottle(settings.login_max_failures, settings.login_window_s)
+    app.state.metrics = ops.metrics_registry(settings)
+    for module in (login, queue, users, ops):
+        app.include_router(module.router)
+    # The last middleware added runs first: the session is read before the gate looks at it.
+    app.add_middleware(AuthGate, database_url=settings.effective_database_url)
+    app.add_middleware(SessionMiddleware, secret_key=session_secret(settings), session_cookie=SESSION_COOKIE,
+                       max_age=settings.session_lifetime_s, same_site="lax", https_only=settings.secure_cookies)
+    return app

@@ -1,0 +1,130 @@
+"""The review queue as a reviewer browses it: filtered, most urgent first, one page at a time.
+
+Listing only; claims and decisions belong to pipelines/review/queue.py.  Two queries: the
+count per status (a GROUP BY status, which the (status, priority) index covers), and one
+page, LIMIT/OFFSET over review_items ordered by (priority DESC, id), which the same index
+walks for status=open.  Documents are joined for counting only when a batch or contract
+filter needs them.
+
+Severity is not a column: it is the playbook stakes the item's priority was computed from
+(evidence["priority_parts"]["stakes"]), read from the JSON, so that filter alone is not
+served by an index.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy.orm import Session
+
+from pipelines.datamodel import ReviewEntry
+from pipelines.playbook.severity import WEIGHTS
+from storage.schema import Document, ReviewItem, utcnow
+
+PER_PAGE = 50
+ANY_STATUS = "all"
+STATUSES = ("open", "decided", ANY_STATUS)
+"""What the status filter offers (its Literal below says the same)."""
+
+
+class QueueFilters(BaseModel):
+    """What a reviewer narrows the queue to; a blank field (an empty form input) filters nothing."""
+
+    batch: str | None = None
+    contract: str | None = Field(default=None, description="A document's file name, exactly.")
+    category: str | None = None
+    severity: str | None = Field(default=None, description=f"The playbook stakes: {', '.join(WEIGHTS)}.")
+    status: Literal["open", "decided", "all"] = "open"
+    assignee: str | None = None
+    page: int = Field(default=1, ge=1)
+    per_page: int = Field(default=PER_PAGE, ge=1, le=200)
+
+    @field_validator("batch", "contract", "category", "severity", "assignee", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("severity")
+    @classmethod
+    def _known_severity(cls, value: str | None) -> str | None:
+        if value is not None and value not in WEIGHTS:
+            raise ValueError(f"severity is one of {', '.join(WEIGHTS)}")
+        return value
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    rows: list[ReviewEntry]
+    total: int
+    """Items matching the filters, over every page."""
+    by_status: dict[str, int]
+    """Items matching the filters but the status one, per status."""
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+def _severity() -> ColumnElement[str]:
+    return ReviewItem.evidence[("priority_parts", "stakes")].as_string()
+
+
+def _conditions(filters: QueueFilters, visible_to: str | None) -> tuple[list[ColumnElement[bool]], bool]:
+    """The WHERE clauses but the status one, and whether they need the documents joined.
+
+    `visible_to` limits a reviewer to items assigned to them or to nobody; None (an admin)
+    sees everyone's."""
+    conditions: list[ColumnElement[bool]] = []
+    if filters.batch is not None:
+        conditions.append(Document.batch_id == filters.batch)
+    if filters.contract is not None:
+        conditions.append(Document.filename == filters.contract)
+    if filters.category is not None:
+        conditions.append(ReviewItem.category == filters.category)
+    if filters.severity is not None:
+        conditions.append(_severity() == filters.severity)
+    if filters.assignee is not None:
+        conditions.append(ReviewItem.assignee == filters.assignee)
+    if visible_to is not None:
+        conditions.append(or_(ReviewItem.assignee == visible_to, ReviewItem.assignee.is_(None)))
+    return conditions, filters.batch is not None or filters.contract is not None
+
+
+def _scoped(query: Select, conditions: list[ColumnElement[bool]], join: bool) -> Select:
+    if join:
+        query = query.join(Document, Document.id == ReviewItem.document_id)
+    return query.where(*conditions)
+
+
+def list_queue(session: Session, filters: QueueFilters, visible_to: str | None = None) -> QueuePage:
+    """One page of the queue, its total and the count per status."""
+    conditions, join = _conditions(filters, visible_to)
+    by_status = dict(session.execute(
+        _scoped(select(ReviewItem.status, func.count()).select_from(ReviewItem), conditions, join)
+        .group_by(ReviewItem.status)).all())
+    status = [] if filters.status == ANY_STATUS else [ReviewItem.status == filters.status]
+    total = by_status.get(filters.status, 0) if status else sum(by_status.values())
+    listing = (
+        select(ReviewItem, Document.batch_id, Document.filename)
+        .join(Document, Document.id == ReviewItem.document_id)
+        .where(*conditions, *status)
+        .order_by(ReviewItem.priority.desc(), ReviewItem.id)
+        .limit(filters.per_page).offset((filters.page - 1) * filters.per_page)
+    )
+    now = utcnow()
+    rows = [_row(item, batch_id, filename, now) for item, batch_id, filename in session.execute(listing)]
+    return QueuePage(rows, total, by_status, filters.page, filters.per_page)
+
+
+def _row(item: ReviewItem, batch_id: str, filename: str, now: datetime) -> ReviewEntry:
+    """The entry shown; a claim whose lease ran out is shown as none (the item is back in the queue)."""
+    live = item.lease_until is not None and item.lease_until > now
+    return ReviewEntry(id=item.id, document_id=item.document_id, batch_id=batch_id, filename=filename,
+                       category=item.category, reason=item.reason, priority=item.priority, status=item.status,
+                       evidence=dict(item.evidence or {}), assignee=item.assignee,
+                       claimed_by=item.claimed_by if live else None)

@@ -1,0 +1,80 @@
+"""The queue: the page reviewers start from, and the same listing as JSON under /api."""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel
+from starlette.responses import Response
+
+from pipelines.playbook.severity import WEIGHTS
+from storage.database import session_scope
+from web.auth import current_user
+from web.pages import render
+from web.queue_listing import STATUSES, QueueFilters, QueuePage, list_queue
+from web.users import Account
+
+router = APIRouter()
+
+Filters = Annotated[QueueFilters, Query()]
+User = Annotated[Account, Depends(current_user)]
+
+
+class Item(BaseModel):
+    id: int
+    document_id: int
+    batch_id: str
+    filename: str
+    category: str
+    severity: str | None
+    reason: str
+    priority: float
+    priority_parts: dict
+    status: str
+    assignee: str | None
+    claimed_by: str | None
+    quote: str
+    page: int | None
+
+
+class Items(BaseModel):
+    items: list[Item]
+    total: int
+    by_status: dict[str, int]
+    page: int
+    per_page: int
+    pages: int
+
+
+def _queue(request: Request, filters: QueueFilters, user: Account) -> QueuePage:
+    """The listing this user may see: an admin everyone's, a reviewer their own and nobody's."""
+    with session_scope(request.app.state.settings.effective_database_url, write=False) as session:
+        return list_queue(session, filters, visible_to=None if user.is_admin else user.name)
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+def queue_page(request: Request, filters: Filters, user: User) -> Response:
+    q = _queue(request, filters, user)
+
+    def page_url(page: int) -> str:
+        return str(request.url.include_query_params(page=page))
+
+    return render(request, "queue.html", {"q": q, "f": filters, "severities": list(WEIGHTS),
+                                          "statuses": STATUSES, "page_url": page_url})
+
+
+@router.get("/api/items", response_model=Items)
+def api_items(request: Request, filters: Filters, user: User) -> Items:
+    """The queue as JSON, most urgent first: the page's items, the total and the count per status."""
+    q = _queue(request, filters, user)
+    items = [Item(**{k: v for k, v in asdict(r).items() if k != "evidence"}, severity=r.severity,
+                  priority_parts=r.priority_parts, quote=str(r.evidence.get("text", "")), page=_page_number(r.evidence))
+             for r in q.rows]
+    return Items(items=items, total=q.total, by_status=q.by_status, page=q.page, per_page=q.per_page, pages=q.pages)
+
+
+def _page_number(evidence: dict) -> int | None:
+    page = evidence.get("page")
+    return page if isinstance(page, int) else None
