@@ -141,6 +141,24 @@ def test_successive_automatic_renewal_and_notice_period():
     assert notice.detail["text"] == "ninety (90) days"
 
 
+def test_renewals_written_without_the_usual_words():
+    cases = {
+        "The term of this Agreement shall be two (2) years with automatic annual renewals thereafter.": "P1Y",
+        "The Agreement is established by calendar year and renewed tacitly every year.": "P1Y",
+        "This Agreement will extend automatically for monthly periods unless either party objects.": "P1M",
+        "The Contract shall be prolonged, or further extended automatically for a period of 12 months.": "P12M",
+        "Buyer may extend the term of this Agreement for an additional one year by notice.": "P1Y",
+        "Reseller shall have the right to annually renew this agreement for a period of one year.": "P1Y",
+    }
+    for sentence, value in cases.items():
+        _, terms = _terms("This Services Agreement is made as of March 1, 2019 between Teal Works Ltd and Smew "
+                          f"Data Inc.\n\n2. Term. {sentence}")
+        assert terms["Renewal Term"].value == value, sentence
+    _, tacit = _terms("This Services Agreement is made as of March 1, 2019 between Teal Works Ltd and Smew Data "
+                      "Inc.\n\n2. Duration. The Agreement is renewed tacitly every year.")
+    assert tacit["Renewal Term"].detail["automatic"] is True
+
+
 def test_renewal_option_is_not_automatic():
     _, terms = _terms(
         "This Lease Services Agreement is made as of August 3, 2017 between Dunlin Estates Ltd and Avocet Care plc.\n\n"

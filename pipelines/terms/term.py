@@ -122,13 +122,16 @@ _UNTIL_TERMINATED_RE = re.compile(
 _RENEWAL_RE = re.compile(
     r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
     r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
-    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,3}?for\s+(?:an?\s+)?(?:additional|further|successive|"
+    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:an?\s+)?(?:additional|further|successive|"
     r"subsequent|like|one|two|three|four|five|\d)|\b(?-i:evergreen)\b|\bthereafter\b[^.;]{0,60}\buntil\s+terminated|\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
-    r"\bauto-renew|\boption\s+to\s+(?:renew|extend)|\bright\s+to\s+(?:renew|extend)",
+    r"\bauto-renew|\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
+    # "extended automatically", "renewed tacitly every year", "automatic annual renewals", "a renewable one-year term"
+    r"\b(?:renew|extend|prolong)(?:ed|s)?\s+(?:\w+\s+){0,2}?(?:automatically|tacitly)\b|"
+    r"\bautomatic\s+(?:\w+\s+)?(?:renewals?|extensions?)\b|\btacit(?:ly)?\s+renew|\brenewable\s+(?:\w+[\s-]+){0,2}?(?:term|period)",
     re.IGNORECASE,
 )
 _AUTOMATIC_RE = re.compile(
-    r"\bautomatic(?:ally)?\b|\bauto-renew|\bevergreen\b|\bunless\s+(?:either|a|one)\s+party\b|"
+    r"\bautomatic(?:ally)?\b|\btacit(?:ly)?\b|\bauto-renew|\bevergreen\b|\bunless\s+(?:either|a|one)\s+party\b|"
     r"\bunless\s+(?:\w+\s+){0,6}?notice\b", re.IGNORECASE)
 _OPTION_RE = re.compile(
     r"\boption\b|\bmay\s+(?:elect\s+to\s+|at\s+its\s+\w+\s+)?(?:renew|extend)|\bright\s+to\s+(?:renew|extend)|"
