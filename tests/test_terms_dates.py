@@ -159,6 +159,23 @@ def test_renewals_written_without_the_usual_words():
     assert tacit["Renewal Term"].detail["automatic"] is True
 
 
+def test_notice_periods_written_around_the_renewal():
+    cases = {
+        ("The Agreement will automatically renew for additional periods of five (5) years unless one Party notifies "
+         "the other of its intention not to renew, no less than 12 months prior to the expiration of the term."): "P12M",
+        ("This contract shall be for a term of one year; thereafter, it shall automatically continue until terminated "
+         "by either party upon not less than thirty (30) days prior written notice to the other party."): "P30D",
+        ("This Agreement shall automatically be renewed for successive one (1) year increments unless either party "
+         "requests in writing, at least ninety (90) days prior to the anniversary date, that it not be renewed."): "P90D",
+        ("This agreement will be automatically renewed at the end of every ten (10) year term. A six (6) months "
+         "notice must be given by either party of their intention to terminate relations."): "P6M",
+    }
+    for clause, value in cases.items():
+        _, terms = _terms("This Supply Agreement is made as of March 1, 2019 between Teal Works Ltd and Smew Data "
+                          f"Inc.\n\n2. Term. {clause}")
+        assert terms["Notice Period To Terminate Renewal"].value == value, clause
+
+
 def test_renewal_option_is_not_automatic():
     _, terms = _terms(
         "This Lease Services Agreement is made as of August 3, 2017 between Dunlin Estates Ltd and Avocet Care plc.\n\n"

@@ -138,7 +138,8 @@ _OPTION_RE = re.compile(
     r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
     re.IGNORECASE)
 _SUCCESSIVE_RE = re.compile(r"\bsuccessive\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
-_NOTICE_RE = re.compile(r"\bnoti(?:ce|fy|fication)\b", re.IGNORECASE)
+_NOTICE_RE = re.compile(r"\bnoti(?:ce|f(?:y|ies|ied|ying|ication))\b|\b(?:request|notify|inform)\w*\s+in\s+writing\b",
+                        re.IGNORECASE)
 # Renewal lengths written without a number: "renewed tacitly every year", "automatic annual renewals",
 # "each subsequent one-year term", "month-to-month".
 _WORDED_LENGTH_RE = re.compile(
@@ -152,7 +153,7 @@ _NOTICE_AFTER_RE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:prior\s+|advance\s+)?(?:w
 _NOTICE_RIGHT_AFTER_RE = re.compile(r"^['’]?\s*(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
 _RENEWAL_CONTEXT_RE = re.compile(
     r"\b(?:renew\w*|non-?renew\w*|extend\w*|expiration|expiry|end\s+of\s+(?:the\s+)?(?:then[\s-]+)?(?:current|initial|"
-    r"renewal)?\s*(?:term|period))\b",
+    r"renewal)?\s*(?:term|period)|automatic(?:ally)?\s+continue)\b",
     re.IGNORECASE,
 )
 
@@ -380,8 +381,11 @@ def _worded_duration(m: re.Match[str]) -> Duration:
 def _renewal_notice(text: str, segments: list[Segment], follows: re.Pattern[str]) -> TermValue | None:
     """The notice that stops a renewal: the duration before "prior to the end of the term", or,
     in a contract that renews, before "prior written notice" in a clause about renewal."""
-    for segment in segments:
-        if not (_NOTICE_RE.search(segment.text) and _RENEWAL_CONTEXT_RE.search(segment.text)):
+    for previous, segment in zip([None, *segments], segments):
+        # The renewal may be the sentence before: "... renewed for ten years. Six months' notice must be given ..."
+        about_renewal = _RENEWAL_CONTEXT_RE.search(segment.text) or (
+            previous is not None and segment.start - previous.end <= 2 and _RENEWAL_CONTEXT_RE.search(previous.text))
+        if not (_NOTICE_RE.search(segment.text) and about_renewal):
             continue
         for duration in find_durations(text, segment.start, segment.end):
             if follows.search(text[duration.end:min(segment.end, duration.end + 80)]):
