@@ -75,6 +75,10 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
       "breach by that other party."), "termination for cause, not convenience"),
     ("Termination For Convenience", ("The Owner may, by written notice to the defaulting party, terminate this "
       "Agreement."), "termination for cause, not convenience"),
+    ("Minimum Commitment", "Microsoft provisioned capacity is [*] per region.", "no minimum stated"),
+    ("Ip Ownership Assignment", ("(i) copyright and related rights in original works of authorship and all rights to "
+      "use and exploit such rights;"), "no ownership stated"),
+    ("Exclusivity", "The term “Exclusive Territory” means the counties listed in Schedule 4.", "a definition"),
 ])
 def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
     assert quote_problem(category, text) == problem
@@ -87,6 +91,8 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
       "prevent it from selling its existing product line.")),
     ("Exclusivity", "The Buyer shall purchase all of its requirements of the Goods exclusively from the Maker."),
     ("Exclusivity", "The Maker shall not appoint any other reseller in the Region during the Term."),
+    ("Minimum Commitment", "The Reseller shall purchase at least 1,000 units in each Contract Year."),
+    ("Ip Ownership Assignment", "All Deliverables shall be owned by the Customer upon payment."),
     ("Change Of Control", "If a party undergoes a Change of Control, the other party may terminate on notice."),
     ("Termination For Convenience", "The Buyer may terminate this Agreement for convenience on 30 days' notice."),
     ("Termination For Convenience", "The licence may be revoked by the Owner at any time and for any reason."),

@@ -23,7 +23,7 @@ _RECITAL = re.compile(r"^\W*(?:whereas\b|recitals?\b)", re.IGNORECASE)
 # A definition: a quoted term, perhaps numbered, then "means", "shall mean", "has the meaning",
 # "refers to", "shall include": "'Exclusive Territory' means ...", "1.4 “Products” shall mean".
 _DEFINITION = re.compile(
-    r"^\W*(?:\(?[\w.]{1,6}\)?\s+)?[\"“'‘][^\"”'’]{1,80}[\"”'’]\s*,?\s*"
+    r"^\W*(?:\(?[\w.]{1,6}\)?\s+)?(?:(?:the\s+)?terms?\s+|as\s+used\s+(?:herein|in\s+this\s+\w+),?\s+(?:the\s+term\s+)?)?[\"“'‘][^\"”'’]{1,80}[\"”'’]\s*,?\s*"
     r"(?:shall\s+|will\s+)?(?:means?|has\s+the\s+meanings?|have\s+the\s+meanings?|refers?\s+to|includes?)\b",
     re.IGNORECASE,
 )
@@ -93,6 +93,8 @@ _ASSIGNMENT = re.compile(
     re.IGNORECASE,
 )
 # Work the contract produces: who keeps *that* is who owns new IP, which is the clause.
+_OWNERSHIP = re.compile(r"\bown\w*|\btitle\b|\bvest\w*|\bbelong\w*|\bproperty\b|\bproprietary\b",
+                        re.IGNORECASE)
 _NEW_WORK = re.compile(
     r"\b(?:inventions?|developments?|improvements?|deliverables?|work\s+product|innovations?|discoveries)\b|"
     r"\b(?:created|developed|conceived|made|generated|produced)\s+(?:by|under|in|during|pursuant)\b",
@@ -222,9 +224,12 @@ def _negated(text: str) -> str | None:
 
 
 def _retained(text: str) -> str | None:
-    """A party keeping IP it already has, rather than IP passing, or new work being owned."""
+    """A party keeping IP it already has, rather than IP passing, or new work being owned; or
+    a quote that says nothing of who owns anything (a list of the kinds of IP)."""
     if _RETENTION.search(text) and not _ASSIGNMENT.search(text) and not _NEW_WORK.search(text):
         return "retention, not assignment"
+    if not (_ASSIGNMENT.search(text) or _OWNERSHIP.search(text)):
+        return "no ownership stated"
     return None
 
 
@@ -287,6 +292,11 @@ def _for_convenience(text: str) -> str | None:
     return None
 
 
+def _committed(text: str) -> str | None:
+    """A minimum commitment names an amount someone must at least buy, sell, pay or do."""
+    return None if _MINIMUM.search(text) else "no minimum stated"
+
+
 def _no_problem(text: str) -> str | None:
     """Categories without a check of their own: any sentence may state them."""
     return None
@@ -310,12 +320,17 @@ _FOR_CAUSE = re.compile(
 _AT_WILL = re.compile(
     r"\bconvenience\b|\bwithout\s+(?:cause|reason)|\bfor\s+any\s+(?:or\s+no\s+)?reason|\bno\s+reason|"
     r"\bat\s+(?:any\s+time|will)\b|\bin\s+its\s+(?:sole\s+)?(?:and\s+absolute\s+)?discretion", re.IGNORECASE)
+_MINIMUM = re.compile(
+    r"\bminimum\b|\bminima\b|\bat\s+least\b|\b(?:not|no)\s+less\s+than\b|\bcommit\w*|\bguarantee\w*|\bquota|"
+    r"\btarget|\bthreshold|\bshortfall|\btake[\s-]or[\s-]pay|\b(?:shall|will|agrees?\s+to)\s+(?:\w+\s+){0,3}?"
+    r"(?:purchase|buy|order|sell|pay|procure)\b", re.IGNORECASE)
 _NEGATABLE = ("Non-Compete", "No-Solicit Of Customers", "Rofr/Rofo/Rofn")
 _CATEGORY_CHECKS = {
     **{category: _negated for category in _NEGATABLE},
     "Exclusivity": _exclusive,
     "Change Of Control": _control_changes,
     "Termination For Convenience": _for_convenience,
+    "Minimum Commitment": _committed,
     "Ip Ownership Assignment": _retained,
     "Uncapped Liability": _uncapped,
     "Cap On Liability": _capped,
