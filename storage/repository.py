@@ -354,7 +354,8 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
                     .where(schema.ReviewItem.status != "decided"))
     session.add_all(
         schema.ReviewItem(document_id=document_id, category=i["category"], reason=i["reason"],
-                          priority=float(i["priority"]), evidence=i.get("evidence", {}))
+                          priority=float(i["priority"]), evidence=i.get("evidence", {}),
+                          severity=(i.get("evidence", {}).get("priority_parts") or {}).get("stakes"))
         for i in items if _review_key(i["category"], i.get("evidence", {})) not in done
     )
 

@@ -56,7 +56,7 @@ class Document(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id", ondelete="CASCADE"), index=True)
     path: Mapped[str] = mapped_column(Text)
-    filename: Mapped[str] = mapped_column(Text)
+    filename: Mapped[str] = mapped_column(Text, index=True)
     status: Mapped[DocumentStatus] = mapped_column(closed_set(DocumentStatus, 16), default=DocumentStatus.PENDING, index=True)
     stage: Mapped[Stage | None] = mapped_column(closed_set(Stage, 32))
     reason: Mapped[str | None] = mapped_column(Text)
@@ -148,13 +148,20 @@ class ReviewItem(Base):
     """
 
     __tablename__ = "review_items"
-    __table_args__ = (Index("ix_review_items_status_priority", "status", "priority"),)
+    __table_args__ = (
+        Index("ix_review_items_status_priority", "status", "priority"),
+        # the queue's filters, each still walking priority order (ops/benchmarks/review_queue.py)
+        Index("ix_review_items_status_category_priority", "status", "category", "priority"),
+        Index("ix_review_items_status_severity_priority", "status", "severity", "priority"),
+        Index("ix_review_items_status_assignee_priority", "status", "assignee", "priority"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
     category: Mapped[str] = mapped_column(String(64))
     reason: Mapped[str] = mapped_column(Text)
     priority: Mapped[float] = mapped_column(Float)
+    severity: Mapped[str | None] = mapped_column(String(16))  # the playbook stakes the priority weighs
     status: Mapped[str] = mapped_column(String(16), default="open")  # open | decided
     evidence: Mapped[dict] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -43,7 +43,7 @@ def seed(database_url: str, items: list[tuple] = ITEMS) -> str:
             parts = {"stakes": stakes, "weight": WEIGHTS[stakes], "p_wrong": p_wrong}
             session.add(schema.ReviewItem(
                 document_id=documents[contract].id, category=category, reason=f"{category} is uncertain",
-                priority=round(WEIGHTS[stakes] * p_wrong, 4), status=status, assignee=assignee,
+                priority=round(WEIGHTS[stakes] * p_wrong, 4), status=status, assignee=assignee, severity=stakes,
                 evidence={"text": f"The {category} clause of {contract}.", "page": 2, "priority_parts": parts}))
     return batch_id
 

@@ -6,9 +6,9 @@ page, LIMIT/OFFSET over review_items ordered by (priority DESC, id), which the s
 walks for status=open.  Documents are joined for counting only when a batch or contract
 filter needs them.
 
-Severity is not a column: it is the playbook stakes the item's priority was computed from
-(evidence["priority_parts"]["stakes"]), read from the JSON, so that filter alone is not
-served by an index.
+Each filter has an index that keeps priority order: (status, category | severity | assignee,
+priority) and documents.filename; ops/benchmarks/review_queue.py measures them at 100,000
+items.  Severity is the playbook stakes the item's priority was computed from.
 """
 from __future__ import annotations
 
@@ -70,10 +70,6 @@ class QueuePage:
         return max(1, -(-self.total // self.per_page))
 
 
-def _severity() -> ColumnElement[str]:
-    return ReviewItem.evidence[("priority_parts", "stakes")].as_string()
-
-
 def _conditions(filters: QueueFilters, visible_to: str | None) -> tuple[list[ColumnElement[bool]], bool]:
     """The WHERE clauses but the status one, and whether they need the documents joined.
 
@@ -87,7 +83,7 @@ def _conditions(filters: QueueFilters, visible_to: str | None) -> tuple[list[Col
     if filters.category is not None:
         conditions.append(ReviewItem.category == filters.category)
     if filters.severity is not None:
-        conditions.append(_severity() == filters.severity)
+        conditions.append(ReviewItem.severity == filters.severity)
     if filters.assignee is not None:
         conditions.append(ReviewItem.assignee == filters.assignee)
     if visible_to is not None:
