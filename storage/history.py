@@ -26,7 +26,7 @@ _CHUNK = 500
 
 _CARRIED_FINDING_COLUMNS = ("producer", "category", "text", "start", "end", "page", "box", "confidence", "source",
                             "version", "severity", "value", "note")
-_CARRIED_REVIEW_COLUMNS = ("category", "reason", "priority", "status", "evidence", "created_at")
+_CARRIED_REVIEW_COLUMNS = ("category", "reason", "priority", "severity", "status", "evidence", "created_at")
 
 
 # --- schedule runs -------------------------------------------------------------------------
