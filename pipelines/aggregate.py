@@ -378,12 +378,12 @@ def _review_items(
     items = []
     for f in best_per_category(m.finding for m in merged):
         if t.floor <= f.confidence < t.review_below:
-            rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present))
+            rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present), budget)
             call = "reported as present" if f.confidence >= t.present else "not reported"
             items.append(ReviewItem(f, f"Is this {f.category}? The machine is unsure ({f.confidence:.2f}; {call}).",
                                     rank_, parts))
         elif f.confidence >= t.review_below and in_audit_sample(f, budget.sample_rate):
-            rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present))
+            rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present), budget)
             items.append(ReviewItem(f, f"Audit sample: a confident {f.category} finding checked at random, so "
                                     "reviewers' labels also cover what the machine is sure of.", rank_,
                                     {**parts, "sample": 1.0}))
@@ -391,15 +391,15 @@ def _review_items(
         if term.conflict:
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
             items.append(ReviewItem(term.candidates[0], f"Conflicting {term.category}: {values}. Decide which governs.",
-                                    *priority(playbook.stakes(term.category), 1.0)))
+                                    *priority(playbook.stakes(term.category), 1.0, budget)))
     cared_about = {c.category for c in playbook.value_checks} | {r.category for r in playbook.required}
     for term in key_terms.values():
         if term.value == NOT_STATED and term.finding is not None and term.category in cared_about:
             items.append(ReviewItem(term.finding, f"{term.category} is not stated (left blank in the contract): "
                                     "confirm it or record the agreed value.",
-                                    *priority(playbook.stakes(term.category), 1.0)))
+                                    *priority(playbook.stakes(term.category), 1.0, budget)))
     for u in unreadable:
-        items.append(ReviewItem(u.finding, u.reason, *priority(u.check.severity, 1.0)))
+        items.append(ReviewItem(u.finding, u.reason, *priority(u.check.severity, 1.0, budget)))
     return within_budget(items, budget)
 
 

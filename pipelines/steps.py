@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 from pipelines import logs
@@ -192,7 +192,9 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
         findings = repository.load_findings(session, doc.id, settings.analysers)
         options = repository.batch_options(session, doc.batch_id)
         page_count = repository.get_document(session, doc.id).page_count
-    budget = Budget(settings.review_items_per_contract, settings.review_sample_rate)
+    due = options.get("due")
+    budget = Budget(settings.review_items_per_contract, settings.review_sample_rate,
+                    due=date.fromisoformat(due) if due else None)
     assessment = aggregate_document(findings, playbook_for(options), page_count, budget)
     merged = [m.finding for m in assessment.findings] + [i.finding for i in assessment.issues]
     review = [

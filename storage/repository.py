@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, func, select, update
@@ -358,6 +358,23 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
                           severity=(i.get("evidence", {}).get("priority_parts") or {}).get("stakes"))
         for i in items if _review_key(i["category"], i.get("evidence", {})) not in done
     )
+
+
+def rerank_review_items(session: Session, today: date) -> int:
+    """Recompute, as of `today`, the priority of every open item whose batch has a due date,
+    so items age as the date nears (pipelines.review.budget.reranked); returns how many moved."""
+    from pipelines.review.budget import reranked
+
+    moved = 0
+    due = schema.ReviewItem.evidence[("priority_parts", "due")].as_string()
+    for item in session.scalars(select(schema.ReviewItem).where(schema.ReviewItem.status == "open")
+                                .where(due.is_not(None))):
+        parts = (item.evidence or {}).get("priority_parts") or {}
+        new = reranked(parts, today)
+        if new is not None and new[0] != item.priority:
+            item.priority, item.evidence = new[0], {**item.evidence, "priority_parts": new[1]}
+            moved += 1
+    return moved
 
 
 def decision_trails(session: Session, batch_id: str) -> dict[int, list[dict]]:

@@ -49,3 +49,46 @@ def test_a_random_share_of_confident_findings_is_sampled_the_same_way_each_time(
     review = aggregate_document([one], load_playbook(None), budget=Budget(0, 0.02)).review
     assert [r.parts.get("sample") for r in review] == [1.0]  # on top of a cap of 0
     assert review[0].reason.startswith("Audit sample")
+
+
+def test_a_due_date_raises_priority_and_items_age_as_it_nears() -> None:
+    from datetime import date
+
+    from pipelines.review.budget import reranked, urgency
+
+    assert urgency(None, date(2026, 12, 1)) == 1.0
+    assert urgency(date(2026, 12, 8), date(2026, 12, 1)) == 1.5
+    assert urgency(date(2026, 12, 1), date(2026, 12, 1)) == urgency(date(2026, 11, 20), date(2026, 12, 1)) == 2.0
+    finding = [f("Non-Compete", 100, 0.6)]
+    plain = aggregate_document(finding, load_playbook(None), budget=NO_SAMPLE).review[0]
+    due = Budget(5, 0.0, due=date(2026, 12, 8), as_of=date(2026, 12, 1))
+    urgent = aggregate_document(finding, load_playbook(None), budget=due).review[0]
+    assert urgent.priority == round(plain.priority * 1.5, 4)
+    assert urgent.parts["due"] == "2026-12-08" and urgent.parts["urgency"] == 1.5
+    later, parts = reranked(urgent.parts, date(2026, 12, 8))
+    assert later == round(plain.priority * 2.0, 4) and parts["urgency"] == 2.0
+    assert reranked(plain.parts, date(2026, 12, 8)) is None
+
+
+def test_rerank_ages_open_items_with_a_due_date(database_url: str) -> None:
+    from datetime import date
+    from pathlib import Path
+
+    from storage import repository, schema
+    from storage.database import session_scope
+
+    due = Budget(5, 0.0, due=date(2026, 12, 31), as_of=date(2026, 12, 1))
+    review = aggregate_document([f("Non-Compete", 100, 0.6), f("Exclusivity", 900, 0.55)], load_playbook(None),
+                                budget=due).review
+    with session_scope(database_url) as session:
+        [document_id] = repository.create_batch(session, "due", [Path("/contracts/a.pdf")], {"due": "2026-12-31"})
+        repository.replace_review_items(session, document_id, [
+            {"category": r.finding.category, "reason": r.reason, "priority": r.priority,
+             "evidence": {"start": r.finding.start, "end": r.finding.end, "priority_parts": r.parts}} for r in review])
+    with session_scope(database_url) as session:
+        before = {i.category: i.priority for i in session.query(schema.ReviewItem)}
+        assert repository.rerank_review_items(session, date(2026, 12, 31)) == 2
+        assert repository.rerank_review_items(session, date(2026, 12, 31)) == 0  # once a day is enough
+    with session_scope(database_url, write=False) as session:
+        after = {i.category: (i.priority, i.evidence["priority_parts"]["urgency"]) for i in session.query(schema.ReviewItem)}
+    assert all(after[c][0] > before[c] and after[c][1] == 2.0 for c in before)
