@@ -89,7 +89,7 @@ def test_the_trail_is_appended_and_undo_reopens_the_item(database_url: str) -> N
         claim_next(session, "ann", NOW, LEASE_S)
         decide(session, item, "ann", "correct", 1, NOW, new={"category": "Cap On Liability"}, comment="a cap")
     with session_scope(database_url) as session:
-        assert undo_last(session, "ann", NOW + timedelta(seconds=5)).version == 3
+        assert undo_last(session, "ann", NOW + timedelta(seconds=5), LEASE_S).version == 3
         assert session.get(schema.ReviewItem, item).status == "open"
         decide(session, item, "ann", "reject", 3, NOW + timedelta(seconds=9), reason="wrong_span")
     with session_scope(database_url, write=False) as session:

@@ -65,27 +65,33 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     with ExitStack() as stack:
         if request.param == "postgresql":
             env["CLAUSEMILL_DATABASE_URL"] = stack.enter_context(postgres_database())
-        database_url = env.get("CLAUSEMILL_DATABASE_URL") or f"sqlite:///{folder / 'data' / 'clausemill.sqlite'}"
-        for name, role in USERS.items():
-            added = run_cli(["users", "add", name, "--role", role], env, timeout=60, input=f"pw-{name}\n")
-            assert added.returncode == 0, added.stderr
-        port = free_port()
-        log = folder / "serve.log"
-        with open(log, "wb") as out:
-            process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "serve", "--port", str(port)],
-                                       env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
-        stack.callback(_stop, process)
-        url = f"http://127.0.0.1:{port}"
+        yield start_server(stack, folder, env, USERS)
 
-        def up() -> bool:
-            assert process.poll() is None, log.read_text()
-            try:
-                return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
-            except httpx.TransportError:
-                return False
 
-        wait_until(up, timeout=60, message=f"clausemill serve on {url}")
-        yield Server(url, env, database_url)
+def start_server(stack: ExitStack, folder: Path, env: dict[str, str], users: dict[str, str]) -> Server:
+    """`clausemill serve` on `env`'s data, stopped when `stack` closes, once `users` (name ->
+    role, password pw-NAME) are added through the CLI."""
+    database_url = env.get("CLAUSEMILL_DATABASE_URL") or f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+    for name, role in users.items():
+        added = run_cli(["users", "add", name, "--role", role], env, timeout=60, input=f"pw-{name}\n")
+        assert added.returncode == 0, added.stderr
+    port = free_port()
+    log = folder / "serve.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "serve", "--port", str(port)],
+                                   env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+    stack.callback(_stop, process)
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        assert process.poll() is None, log.read_text()
+        try:
+            return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    wait_until(up, timeout=60, message=f"clausemill serve on {url}")
+    return Server(url, env, database_url)
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -149,7 +155,9 @@ def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
         page = client.get("/")
         assert page.status_code == 200 and "Review queue" in page.text and "alice" in page.text
         assert client.get("/api/items").status_code == 200
-        assert client.get("/api/openapi.json").json()["paths"].keys() == {"/api/items"}
+        assert client.get("/api/openapi.json").json()["paths"].keys() == {  # the API, not the pages
+            "/api/items", "/api/items/next", "/api/items/{item_id}", "/api/items/{item_id}/lease",
+            "/api/items/{item_id}/decision", "/api/undo"}
 
 
 def test_login_never_sends_you_to_another_site(server: Server) -> None:

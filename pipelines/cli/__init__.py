@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import batches, data, intake, monitoring, nightly, processes, users, web
+from pipelines.cli import batches, data, intake, monitoring, nightly, processes, review, users, web
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
 
 # One module per kind of use; each command is a plain function registered here, in the order
 # `clausemill --help` lists them.
-for command in (batches.audit, batches.status, batches.report, batches.review, intake.watch, intake.intake,
+for command in (batches.audit, batches.status, batches.report, intake.watch, intake.intake,
                 nightly.nightly, nightly.scheduler,
                 processes.worker, processes.migrate, monitoring.flower, monitoring.metrics, data.samples, data.train,
                 web.serve):
     app.command()(command)
+app.add_typer(review.review, name="review")
 app.add_typer(users.users, name="users")

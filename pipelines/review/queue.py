@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from storage import schema
@@ -113,9 +113,29 @@ def decide(session: Session, item_id: int, reviewer: str, action: Action, versio
     return Decision(item.id, reviewer, action, item.version)
 
 
-def undo_last(session: Session, reviewer: str, now: datetime) -> Decision | None:
+def hold(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: int) -> datetime | None:
+    """Claim this very item for `reviewer`, or extend their lease on it, and return when the
+    lease ends: the item page does this when it opens (reached by j / k or a link, not only by
+    "next item") and while the reviewer works.  A reviewer holds one item at a time, so their
+    other claims go back to the queue.  None for a decided item (nothing to hold); NotYours
+    while someone else's lease runs or the item is assigned to someone else."""
+    item = _locked(session, item_id)
+    if item.status != OPEN:
+        return None
+    if item.claimed_by not in (None, reviewer) and item.lease_until is not None and item.lease_until > now:
+        raise NotYours(f"item {item_id} is claimed by {item.claimed_by} until {item.lease_until:%H:%M} UTC")
+    if item.assignee not in (None, reviewer):
+        raise NotYours(f"item {item_id} is assigned to {item.assignee}")
+    session.execute(update(schema.ReviewItem).where(schema.ReviewItem.claimed_by == reviewer)
+                    .where(schema.ReviewItem.id != item_id).values(claimed_by=None, lease_until=None))
+    item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
+    return item.lease_until
+
+
+def undo_last(session: Session, reviewer: str, now: datetime, lease_s: int) -> Decision | None:
     """Reopen the item of `reviewer`'s last decision, if nobody decided it since: an "undo"
-    row joins the trail and the item goes back to the queue, claimed by the reviewer."""
+    row joins the trail and the item goes back to the queue, claimed by the reviewer for a
+    fresh lease (without one nobody, the reviewer included, could claim it again)."""
     last = session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.reviewer == reviewer)
                            .where(schema.ReviewDecision.action != "undo")
                            .order_by(schema.ReviewDecision.id.desc()).limit(1)).first()
@@ -127,7 +147,8 @@ def undo_last(session: Session, reviewer: str, now: datetime) -> Decision | None
     session.add(schema.ReviewDecision(
         item_id=item.id, document_id=item.document_id, reviewer=reviewer, action="undo", item_version=item.version,
         previous={"action": last.action, **(last.new or {})}, new=last.previous, created_at=now))
-    item.status, item.version, item.claimed_by = OPEN, item.version + 1, reviewer
+    item.status, item.version = OPEN, item.version + 1
+    item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
     return Decision(item.id, reviewer, "undo", item.version)
 
 

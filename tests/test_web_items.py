@@ -1,0 +1,240 @@
+"""Working the queue against a real `clausemill serve` on an audited batch of the samples (on
+SQLite and on PostgreSQL): next item claims, two reviewers never share one, a stale version
+is 409 with who decided first, the trail after accept / correct / reject / undo, the page
+image, the export; and in real headless Chromium, the item page worked with the keyboard.
+
+Each test works as reviewers of its own, so the tests share one audited batch and one server
+per database without seeing each other's claims."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+
+import httpx
+import pytest
+from PIL import Image
+from reportlab.lib.pagesizes import letter
+from reportlab.pdfgen.canvas import Canvas
+
+from conftest import base_env, postgres_database, run_cli
+from pipelines.parsers.pdf import PdfParser
+from test_web_auth import Server, csrf_of, post_form, start_server
+from web.page_images import SCALE, page_png
+
+USERS = {"ann": "reviewer", "ben": "reviewer", "cy": "reviewer", "dee": "reviewer", "eve": "reviewer",
+         "fay": "reviewer", "gus": "reviewer", "ada": "admin"}
+BATCH = "web"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterator[Server]:
+    """The samples audited once (embedded workers) into this database, then served."""
+    folder = tmp_path_factory.mktemp(f"items-{request.param}")
+    env = base_env(folder / "data")
+    with ExitStack() as stack:
+        if request.param == "postgresql":
+            env["CLAUSEMILL_DATABASE_URL"] = stack.enter_context(postgres_database())
+        audited = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", BATCH], env)
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+        yield start_server(stack, folder, env, USERS)
+
+
+def api(client: httpx.Client) -> dict[str, str]:
+    """The headers a script's API call carries: the session's CSRF token."""
+    return {"X-CSRF-Token": csrf_of(client, "/")}
+
+
+def claim(client: httpx.Client) -> dict:
+    response = client.post("/api/items/next", headers=api(client))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def decide(client: httpx.Client, item: dict, action: str, **fields: object) -> httpx.Response:
+    return client.post(f"/api/items/{item['id']}/decision", headers=api(client),
+                       json={"action": action, "version": item["version"], **fields})
+
+
+def test_next_claims_an_item_and_two_reviewers_never_get_the_same(server: Server) -> None:
+    with server.login("ann") as ann, server.login("ben") as ben:
+        with ThreadPoolExecutor(2) as pool:
+            items = list(pool.map(claim, [ann, ben]))
+        assert items[0]["id"] != items[1]["id"]
+        assert [i["claimed_by"] for i in items] == ["ann", "ben"]
+        again = ann.get("/next")  # the page route: the item ann holds, not a second one
+        assert again.status_code == 303 and again.headers["location"] == f"/items/{items[0]['id']}"
+        taken = ben.post(f"/api/items/{items[0]['id']}/lease", headers=api(ben))
+        assert taken.status_code == 409 and "claimed by ann" in taken.json()["detail"]
+        renewed = ann.post(f"/api/items/{items[0]['id']}/lease", headers=api(ann))
+        assert renewed.status_code == 200 and renewed.json()["lease_until"] > items[0]["lease_until"]
+        assert ann.post("/api/items/next?batch=no-such-batch", headers=api(ann)).status_code == 204
+        empty = ann.get("/next?batch=no-such-batch")
+        assert empty.status_code == 200 and "No open item is waiting for you in batch no-such-batch" in empty.text
+
+
+def test_a_stale_version_is_409_with_who_decided_first(server: Server) -> None:
+    with server.login("cy") as cy, server.login("ada") as ada:
+        item = claim(cy)
+        assert decide(cy, item, "accept").status_code == 200
+        stale = decide(ada, item, "reject", reason="not_a_clause")
+        assert stale.status_code == 409
+        assert re.search(r"version 2, not the one on your page: cy decided it at \d{4}-\d\d-\d\d \d\d:\d\d UTC",
+                         stale.json()["detail"])
+        form = post_form(ada, f"/items/{item['id']}/decision", {"action": "accept", "version": "1"}, page="/")
+        assert form.status_code == 409 and "cy decided it at" in form.text and "Reload the item" in form.text
+
+
+def test_the_trail_after_accept_correct_reject_and_undo(server: Server) -> None:
+    with server.login("dee") as dee:
+        accepted = claim(dee)
+        assert decide(dee, accepted, "accept", comment="reads right").status_code == 200
+        corrected = claim(dee)
+        start, end = corrected["start"] + 1, corrected["end"] - 1
+        category = "Non-Compete" if corrected["category"] == "Exclusivity" else "Exclusivity"
+        assert decide(dee, corrected, "correct", category=category, start=start, end=end).status_code == 200
+        rejected = claim(dee)
+        assert decide(dee, rejected, "reject", reason="duplicate", comment="see above").status_code == 200
+        undone = dee.post("/api/undo", headers=api(dee))
+        assert undone.status_code == 200 and undone.json() == {"item_id": rejected["id"], "reviewer": "dee",
+                                                              "action": "undo", "version": 3}
+        trails = {name: dee.get(f"/api/items/{i['id']}").json() for name, i in
+                  (("accepted", accepted), ("corrected", corrected), ("rejected", rejected))}
+    rows = {name: [(t["reviewer"], t["action"], t["item_version"], t["reason"], t["comment"]) for t in view["trail"]]
+            for name, view in trails.items()}
+    assert rows == {"accepted": [("dee", "accept", 1, None, "reads right")],
+                    "corrected": [("dee", "correct", 1, None, None)],
+                    "rejected": [("dee", "reject", 1, "duplicate", "see above"), ("dee", "undo", 2, None, None)]}
+    change = trails["corrected"]["trail"][0]["new"]
+    assert change == {"category": category, "start": start, "end": end, "text": corrected["quote"][1:-1]}
+    assert trails["corrected"]["trail"][0]["previous"]["category"] == corrected["category"]
+    reopened = trails["rejected"]
+    assert (reopened["status"], reopened["version"], reopened["claimed_by"]) == ("open", 3, "dee")
+
+
+def test_the_page_image_is_a_png_with_the_evidence_boxed_and_needs_login(server: Server) -> None:
+    with server.login("eve") as eve:
+        item = claim(eve)
+        while item["kind"] != "pdf":  # the samples hold .txt and .docx contracts too
+            assert decide(eve, item, "accept").status_code == 200
+            item = claim(eve)
+        path = f"/items/{item['id']}/page.png"
+        response = eve.get(path)
+        assert response.status_code == 200 and response.headers["content-type"] == "image/png"
+        image = Image.open(io.BytesIO(response.content)).convert("RGB")
+        x0, top, x1, bottom = item["boxes"][0]
+        inside = [image.getpixel((int(x * SCALE), int((top + bottom) / 2 * SCALE))) for x in (x0 + 1, (x0 + x1) / 2)]
+        assert any(r - b > 40 for r, _, b in inside), inside  # the yellow highlight over the page's grey
+        assert eve.get(path).content == response.content  # the cached page, boxed the same way
+    with server.client() as anonymous:
+        refused = anonymous.get(path)
+        assert refused.status_code == 303 and refused.headers["location"].startswith("/login?next=")
+
+
+def test_export_writes_the_whole_trail_as_csv_and_jsonl(server: Server, tmp_path: Path) -> None:
+    with server.login("gus") as gus:
+        item = claim(gus)
+        assert decide(gus, item, "reject", reason="ocr_error", comment="export me").status_code == 200
+    for name in ("decisions.csv", "decisions.jsonl"):
+        result = run_cli(["review", "export", "--out", str(tmp_path / name)], server.env, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+    text = (tmp_path / "decisions.csv").read_text()
+    table = list(csv.DictReader(io.StringIO(text)))
+    lines = [json.loads(line) for line in (tmp_path / "decisions.jsonl").read_text().splitlines()]
+    assert len(table) == len(lines) >= 1 and [int(r["decision_id"]) for r in table] == [r["decision_id"] for r in lines]
+    [mine] = [r for r in lines if r["comment"] == "export me"]
+    assert {k: mine[k] for k in ("reviewer", "action", "reason", "item_id", "item_version", "batch_id", "category")} \
+        == {"reviewer": "gus", "action": "reject", "reason": "ocr_error", "item_id": item["id"], "item_version": 1,
+            "batch_id": BATCH, "category": item["category"]}
+    assert mine["filename"] == item["filename"] and mine["previous"]["evidence"]["start"] == item["start"]
+    [row] = [r for r in table if r["comment"] == "export me"]
+    assert json.loads(row["previous"]) == mine["previous"] and row["at"] == mine["at"]
+    bad = run_cli(["review", "export", "--out", str(tmp_path / "decisions.txt")], server.env, timeout=60)
+    assert bad.returncode == 2 and ".csv or .jsonl" in bad.stdout + bad.stderr
+
+
+def test_a_box_from_the_text_layer_lands_on_its_word_in_the_image(tmp_path: Path) -> None:
+    """PDF space starts bottom-left; the parser's boxes and the image start top-left."""
+    pdf = tmp_path / "one-word.pdf"
+    canvas = Canvas(str(pdf), pagesize=letter)
+    canvas.setFont("Helvetica", 24)
+    canvas.drawString(400, 100, "TARGET")  # near the bottom right, in PDF's bottom-up space
+    canvas.save()
+    [page] = PdfParser().extract(pdf)
+    [word] = [w for w in page.words if w.text == "TARGET"]
+    digest = hashlib.sha256(pdf.read_bytes()).hexdigest()
+    plain = Image.open(io.BytesIO(page_png(tmp_path / "cache", pdf, digest, 1, []))).convert("L")
+    ink = plain.point(lambda v: 255 if v < 128 else 0).getbbox()
+    assert ink is not None
+    expected = tuple(v * SCALE for v in word.box)
+    assert all(abs(a - b) <= 4 for a, b in zip(ink, expected)), (ink, expected)
+    assert ink[1] > plain.height * 0.8  # the word is at the bottom of the image, as on paper
+
+
+def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_path: Path) -> None:
+    if server.database_url.startswith("postgresql"):
+        pytest.skip("the browser test runs once, on SQLite: the page is the same on both databases")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian package `chromium`; Playwright cannot download one here)")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM))
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{server.url}/next")
+        page.fill("input[name=name]", "fay")
+        page.fill("input[name=password]", "pw-fay")
+        page.click("button[type=submit]")
+        page.wait_for_url(re.compile(r"/items/\d+$"))
+        expect(page.locator("#lease")).to_contain_text("held by you")
+
+        def current() -> int:
+            return int(page.url.rsplit("/", 1)[1])
+
+        def moved_on(item_id: int) -> None:
+            page.wait_for_url(lambda url: re.search(r"/items/\d+$", url) is not None and not url.endswith(f"/{item_id}"))
+
+        first = current()
+        page.keyboard.press("j")
+        moved_on(first)
+        page.keyboard.press("k")
+        page.wait_for_url(f"**/items/{first}")
+
+        page.keyboard.press("a")  # accept: on to the next open item
+        moved_on(first)
+        second = current()
+        page.keyboard.press("c")
+        assert page.evaluate("document.activeElement.id") == "category"
+        corrected_to = "Non-Compete" if page.input_value("#category") == "Exclusivity" else "Exclusivity"
+        page.select_option("#category", corrected_to)
+        page.keyboard.press("Enter")
+        moved_on(second)
+        third = current()
+        page.keyboard.press("r")
+        assert page.evaluate("document.activeElement.id") == "reason"
+        page.select_option("#reason", "wrong_span")
+        page.fill("#comment", "cuts the sentence short")
+        page.focus("#reason")
+        page.keyboard.press("Enter")
+        moved_on(third)
+        page.keyboard.press("u")  # undo the reject: back on its item, open again
+        page.wait_for_url(f"**/items/{third}")
+        rows = page.locator("#trail tbody tr")
+        expect(rows).to_have_count(2)
+        expect(rows.nth(0)).to_contain_text("reject")
+        expect(rows.nth(0)).to_contain_text("wrong_span")
+        expect(rows.nth(0)).to_contain_text("cuts the sentence short")
+        expect(rows.nth(1)).to_contain_text("took back the reject decision")
+        expect(page.locator("#lease")).to_contain_text("held by you")
+        page.screenshot(path=str(tmp_path / "item-page.png"), full_page=True)
+        trails = {i: page.request.get(f"{server.url}/api/items/{i}").json()["trail"] for i in (first, second)}
+        browser.close()
+    assert [(t["reviewer"], t["action"]) for t in trails[first]] == [("fay", "accept")]
+    assert [(t["action"], t["new"].get("category")) for t in trails[second]] == [("correct", corrected_to)]

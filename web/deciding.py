@@ -1,0 +1,76 @@
+"""A reviewer's decision as the item page's form or the API sends it, turned into a call of
+pipelines.review.queue.decide.
+
+A correction names only what changed, compared with what the page showed: the category, the
+span (with the text it now covers, read from the document) or a key term's normalized value.
+The form always sends every field, prefilled, so an untouched field must not count as a
+correction: a value sent back unchanged would otherwise turn a category correction into a
+value correction (pipelines.review.decisions reads a value first).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from pipelines.review.queue import Decision, decide
+from storage.repository import load_text
+from web.item_view import CATEGORIES, ItemView, load_item
+
+
+@dataclass(frozen=True)
+class Fields:
+    """What a decision form carries besides the action and the version; blank means unsent."""
+
+    category: str | None = None
+    start: str | int | None = None
+    end: str | int | None = None
+    value: str | None = None
+    reason: str | None = None
+    comment: str | None = None
+
+
+def record(session: Session, item_id: int, reviewer: str, visible_to: str | None, action: str, version: int,
+           fields: Fields, now: datetime) -> Decision:
+    """Decide the item; raises decide's errors (ReviewConflict, NotYours, ValueError) and
+    LookupError for an item this reviewer cannot see."""
+    view = load_item(session, item_id, visible_to, now)
+    new = correction(session, view, fields) if action == "correct" else None
+    reason = (fields.reason or "").strip() or None if action == "reject" else None
+    comment = (fields.comment or "").strip() or None
+    return decide(session, item_id, reviewer, action, version, now, new=new, reason=reason,  # type: ignore[arg-type]
+                  comment=comment)
+
+
+def correction(session: Session, view: ItemView, fields: Fields) -> dict:
+    """The corrected values that differ from the item's (empty when nothing changed, which
+    decide refuses with its own message)."""
+    new: dict = {}
+    category = (fields.category or "").strip()
+    if category and category != view.category:
+        if category not in CATEGORIES:
+            raise ValueError(f"{category!r} is not a category clausemill knows")
+        new["category"] = category
+    start, end = _offset(fields.start, "start"), _offset(fields.end, "end")
+    if (start, end) != (None, None) and (start, end) != (view.start, view.end):
+        if start is None or end is None:
+            raise ValueError("a corrected span needs both its start and its end")
+        text = load_text(session, view.document_id)
+        if not 0 <= start < end <= len(text):
+            raise ValueError(f"the span {start}-{end} is not inside the document (0-{len(text)})")
+        new.update(start=start, end=end, text=text[start:end])
+    value = (fields.value or "").strip()
+    current = view.machine.value if view.machine else None
+    if value and value != current:
+        new["value"] = value
+    return new
+
+
+def _offset(raw: str | int | None, name: str) -> int | None:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"the {name} of a span is a character offset (a whole number), not {raw!r}") from None

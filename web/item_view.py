@@ -1,0 +1,234 @@
+"""What the item page shows a reviewer about one review item, gathered from the database.
+
+The item holds the quote and its priority's parts; the rest is looked up where the audit
+left it: the quote's neighbouring text from the document's pages, where the words sit on the
+page (their boxes, one per line of the quote, so the highlight hugs the text rather than the
+segment), and from the stored assessment what the machine said (confidence, source and
+version, a key term's value) and the playbook issue the finding raises.  An item is matched
+to the assessment's findings by category and overlapping span, as decisions are
+(pipelines.review.decisions).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy.orm import Session
+
+from pipelines.aggregate import finding_from_dict
+from pipelines.categories import CUAD_CATEGORIES, KEY_TERMS
+from pipelines.category_descriptions import description
+from pipelines.datamodel import PAGE_SEPARATOR, Box, Finding
+from pipelines.review.budget import same_evidence
+from pipelines.review.queue import trail
+from storage.schema import Document, Page, ReviewItem
+
+CONTEXT_CHARS = 600
+"""Neighbouring text shown on each side of the quote: a paragraph or two."""
+LINE_TOLERANCE_PT = 3.0
+"""Words whose tops differ by less than this are one line of the highlight."""
+CATEGORIES: tuple[str, ...] = tuple(sorted({*CUAD_CATEGORIES, *KEY_TERMS}))
+"""What a correction may change the category to."""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The machine's call on the quoted finding, from the stored assessment."""
+
+    confidence: float
+    source: str
+    version: str
+    value: str | None
+
+
+@dataclass(frozen=True)
+class PlaybookIssue:
+    kind: str
+    severity: str
+    note: str | None
+    advice: str | None
+
+
+@dataclass(frozen=True)
+class TrailEntry:
+    id: int
+    reviewer: str
+    at: datetime
+    action: str
+    item_version: int
+    previous: dict
+    new: dict
+    reason: str | None
+    comment: str | None
+
+    @property
+    def summary(self) -> str:
+        """What the decision changed, in a line: an accept changes nothing, a correction names
+        each corrected field with its value before, an undo the decision it took back."""
+        if self.action == "undo":
+            return f"took back the {self.previous.get('action', 'last')} decision"
+        if self.action != "correct":
+            return ""
+        evidence = self.previous.get("evidence") or {}
+        changes = []
+        if "category" in self.new:
+            changes.append(f"category {self.previous.get('category')} → {self.new['category']}")
+        if "start" in self.new:
+            changes.append(f"span {evidence.get('start')}–{evidence.get('end')} → {self.new['start']}–{self.new['end']}")
+        if "value" in self.new:
+            changes.append(f"value → {self.new['value']}")
+        return "; ".join(changes)
+
+
+@dataclass(frozen=True)
+class ItemView:
+    id: int
+    version: int
+    status: str
+    category: str
+    description: str
+    reason: str
+    priority: float
+    parts: dict
+    document_id: int
+    batch_id: str
+    filename: str
+    kind: str | None
+    page: int | None
+    page_count: int | None
+    start: int | None
+    end: int | None
+    quote: str
+    before: str
+    after: str
+    assignee: str | None
+    claimed_by: str | None
+    lease_until: datetime | None
+    present_threshold: float | None
+    machine: Machine | None
+    issue: PlaybookIssue | None
+    is_key_term: bool
+    boxes: list[Box] = field(default_factory=list)
+    previous_id: int | None = None
+    next_id: int | None = None
+    trail: list[TrailEntry] = field(default_factory=list)
+
+    @property
+    def has_image(self) -> bool:
+        """A PDF page can be drawn; a .txt or .docx has no page image, only its text."""
+        return self.kind == "pdf" and self.page is not None
+
+
+def visible(visible_to: str | None) -> list[ColumnElement[bool]]:
+    """A reviewer sees items assigned to them or to nobody; None (an admin) sees all."""
+    if visible_to is None:
+        return []
+    return [or_(ReviewItem.assignee == visible_to, ReviewItem.assignee.is_(None))]
+
+
+def load_item(session: Session, item_id: int, visible_to: str | None, now: datetime) -> ItemView:
+    """The item as its page shows it; LookupError when there is none this viewer may see."""
+    item = session.scalars(select(ReviewItem).where(ReviewItem.id == item_id, *visible(visible_to))).first()
+    if item is None:
+        raise LookupError(f"no review item {item_id}")
+    document = session.get(Document, item.document_id)
+    assert document is not None  # the foreign key cascades
+    evidence = dict(item.evidence or {})
+    start, end, page = _int(evidence.get("start")), _int(evidence.get("end")), _int(evidence.get("page"))
+    pages = list(session.execute(select(Page.number, Page.text, Page.words).where(Page.document_id == document.id)
+                                 .order_by(Page.number)))
+    text = PAGE_SEPARATOR.join(p.text for p in pages)
+    spanned = start is not None and end is not None and 0 <= start < end <= len(text)
+    quote = text[start:end] if spanned else str(evidence.get("text", ""))
+    before, after = (_context_before(text, start), _context_after(text, end)) if spanned else ("", "")
+    assessment = dict(document.assessment or {})
+    quoted = Finding(item.category, quote, start or 0, end or 0, page or 1, 0.0, "", "")
+    merged = _finding_on(quoted, [m["finding"] for m in assessment.get("findings", [])])
+    issue = _issue_on(quoted, assessment.get("issues", []))
+    boxes = _line_boxes(pages, page, start, end) if spanned and document.kind == "pdf" else []
+    if not boxes and merged is not None and merged.box is not None and merged.page == page:
+        boxes = [merged.box]
+    key_term = assessment.get("key_terms", {}).get(item.category) or {}
+    live = item.lease_until is not None and item.lease_until > now
+    previous_id, next_id = _neighbours(session, item, visible_to)
+    return ItemView(
+        id=item.id, version=item.version, status=item.status, category=item.category,
+        description=description(item.category), reason=item.reason, priority=item.priority,
+        parts=dict(evidence.get("priority_parts") or {}), document_id=document.id, batch_id=document.batch_id,
+        filename=document.filename, kind=document.kind, page=page, page_count=document.page_count, start=start,
+        end=end, quote=quote, before=before, after=after, assignee=item.assignee,
+        claimed_by=item.claimed_by if live else None, lease_until=item.lease_until if live else None,
+        present_threshold=(assessment.get("thresholds") or {}).get("present"),
+        machine=None if merged is None else Machine(merged.confidence, merged.source, merged.version,
+                                                     merged.value or key_term.get("value")),
+        issue=issue,
+        is_key_term=item.category in KEY_TERMS, boxes=boxes, previous_id=previous_id, next_id=next_id,
+        trail=[TrailEntry(d.id, d.reviewer, d.created_at, d.action, d.item_version, dict(d.previous or {}),
+                          dict(d.new or {}), d.reason, d.comment) for d in trail(session, item.id)])
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _context_before(text: str, start: int) -> str:
+    """Up to CONTEXT_CHARS before the quote, starting at a word."""
+    if start <= CONTEXT_CHARS:
+        return text[:start]
+    window = text[start - CONTEXT_CHARS:start]
+    return "…" + window[window.find(" ") + 1:]
+
+
+def _context_after(text: str, end: int) -> str:
+    window = text[end:end + CONTEXT_CHARS]
+    if end + CONTEXT_CHARS >= len(text):
+        return window
+    return window[:window.rfind(" ")] + "…"
+
+
+def _finding_on(quoted: Finding, findings: list[dict]) -> Finding | None:
+    """The most confident stored finding of the item's category on the item's span."""
+    found = [f for f in map(finding_from_dict, findings) if f.category == quoted.category and same_evidence(f, quoted)]
+    return max(found, key=lambda f: f.confidence, default=None)
+
+
+def _issue_on(quoted: Finding, issues: list[dict]) -> PlaybookIssue | None:
+    """The playbook issue raised by a finding on the item's span, if any (the stored issue
+    holds the finding it rests on, whose severity and note say what is wrong)."""
+    for issue in issues:
+        f = finding_from_dict(issue["finding"])
+        if f.category == quoted.category and same_evidence(f, quoted):
+            return PlaybookIssue(issue["kind"], f.severity, f.note, issue.get("advice"))
+    return None
+
+
+def _line_boxes(pages, page: int | None, start: int, end: int) -> list[Box]:  # type: ignore[no-untyped-def]
+    """One box per line of the quote on its page, from the page's word boxes (page offsets:
+    the document's offsets less where the page starts in the joined text)."""
+    offset = 0
+    for row in pages:
+        if row.number == page:
+            words = [w for w in row.words if w[1] < end - offset and w[2] > start - offset]
+            lines: list[list[float]] = []
+            for _, _, _, x0, top, x1, bottom in sorted(words, key=lambda w: (w[4], w[3])):
+                if lines and abs(lines[-1][1] - top) < LINE_TOLERANCE_PT:
+                    line = lines[-1]
+                    line[0], line[2], line[3] = min(line[0], x0), max(line[2], x1), max(line[3], bottom)
+                else:
+                    lines.append([x0, top, x1, bottom])
+            return [(a, b, c, d) for a, b, c, d in lines]
+        offset += len(row.text) + len(PAGE_SEPARATOR)
+    return []
+
+
+def _neighbours(session: Session, item: ReviewItem, visible_to: str | None) -> tuple[int | None, int | None]:
+    """The items before and after this one in the queue's order (most urgent first, then id),
+    whatever their status: j / k walk the queue as the listing shows it with status "all"."""
+    after = or_(ReviewItem.priority < item.priority, and_(ReviewItem.priority == item.priority, ReviewItem.id > item.id))
+    before = or_(ReviewItem.priority > item.priority, and_(ReviewItem.priority == item.priority, ReviewItem.id < item.id))
+    following = session.scalar(select(ReviewItem.id).where(after, *visible(visible_to))
+                               .order_by(ReviewItem.priority.desc(), ReviewItem.id).limit(1))
+    preceding = session.scalar(select(ReviewItem.id).where(before, *visible(visible_to))
+                               .order_by(ReviewItem.priority.asc(), ReviewItem.id.desc()).limit(1))
+    return preceding, following

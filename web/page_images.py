@@ -1,0 +1,83 @@
+"""A contract page as a PNG for the item page, with the evidence boxed on it.
+
+Pages are drawn by PDFium (the parser's own renderer, pipelines/parsers/pdf.py, so the image
+has the geometry the word boxes were measured on) and cached under the data folder, keyed
+by the document's sha256, the page and the scale: the same bytes draw the same page, so a
+re-audited or duplicated contract shares its images and nothing ever goes stale.  The boxes
+are drawn on a copy at each request; they differ per item, the drawing is cheap and the
+rendering is not.
+
+Boxes are (x0, top, x1, bottom) in PDF points from the top-left of the page as displayed
+(pipelines.datamodel.Box): the parser already flipped PDF's bottom-up y axis, so a point
+maps to the pixel `point × scale` on both axes.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from pipelines.datamodel import Box, DocumentFailed
+from pipelines.parsers.pdf import POINTS_PER_INCH, PdfParser
+
+SCALE = 1.5
+"""Pixels per point: 108 dpi, a US Letter page 918 px wide, legible beside the item's text."""
+HIGHLIGHT = (255, 200, 0, 90)
+OUTLINE = (220, 30, 30, 255)
+PAD_PT = 2.0
+
+
+class PageUnavailable(Exception):
+    """The page cannot be drawn (the file moved or changed, or has no such page); the message
+    says which, for the reviewer."""
+
+
+def page_png(cache_dir: Path, pdf: Path, sha256: str, page: int, boxes: Sequence[Box], scale: float = SCALE) -> bytes:
+    """Page `page` (1-based) of `pdf` as PNG bytes, each box highlighted and outlined."""
+    image = Image.open(io.BytesIO(_cached_page(cache_dir, pdf, sha256, page, scale))).convert("RGBA")
+    overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(overlay)
+    for box in boxes:
+        draw.rectangle(_pixels(box, scale), fill=HIGHLIGHT)
+    if boxes:  # one outline around the passage, not a cage around each of its lines
+        around = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        draw.rectangle(_pixels(around, scale, pad=2 * PAD_PT), outline=OUTLINE, width=3)
+    out = io.BytesIO()
+    Image.alpha_composite(image, overlay).convert("RGB").save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+def _pixels(box: Box, scale: float, pad: float = PAD_PT) -> tuple[float, float, float, float]:
+    x0, top, x1, bottom = box
+    return (x0 - pad) * scale, (top - pad) * scale, (x1 + pad) * scale, (bottom + pad) * scale
+
+
+def _cached_page(cache_dir: Path, pdf: Path, sha256: str, page: int, scale: float) -> bytes:
+    """The plain page as PNG, rendered once.  The file is checked against the sha256 the audit
+    recorded before its first rendering, so a contract replaced on disk is never shown as the
+    one that was audited.  Written to a temporary name and renamed: a reader never sees half."""
+    cached = cache_dir / f"{sha256}-p{page}-x{scale:g}.png"
+    if cached.exists():
+        return cached.read_bytes()
+    try:
+        data = pdf.read_bytes()
+    except OSError as error:
+        raise PageUnavailable(f"the contract file {pdf} cannot be read ({error.strerror})") from error
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise PageUnavailable(f"the contract file {pdf} changed since it was audited")
+    try:
+        rendered = PdfParser().render(pdf, page, dpi=round(scale * POINTS_PER_INCH))
+    except DocumentFailed as error:
+        raise PageUnavailable(f"page {page} cannot be drawn: {error}") from error
+    out = io.BytesIO()
+    rendered.image.save(out, format="PNG")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}")
+    staging.write_bytes(out.getvalue())
+    staging.replace(cached)
+    return out.getvalue()

@@ -1,0 +1,232 @@
+"""Working the queue: next item, the item page, its page image, the lease, decisions, undo.
+
+Pages post forms and redirect; /api answers JSON.  The work is done by
+pipelines.review.queue (claims, leases, decisions, undo) and web/item_view.py (what an item
+shows); this module maps their errors to HTTP: ReviewConflict and NotYours 409 with their
+message, ValueError 400, LookupError 404.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Literal, TypeVar
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from sqlalchemy.orm import Session
+
+from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
+from storage.database import session_scope
+from storage.schema import Document, utcnow
+from web.auth import current_user
+from web.deciding import Fields, record
+from web.item_view import CATEGORIES, ItemView, load_item
+from web.page_images import PageUnavailable, page_png
+from web.pages import render
+from web.queue_listing import keep_priorities_current
+from web.users import Account
+
+router = APIRouter()
+User = Annotated[Account, Depends(current_user)]
+ItemId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="The review item's id.")]
+"""Bounded to the id column's range, so PostgreSQL is never asked for an integer it cannot hold."""
+T = TypeVar("T")
+
+REASON_LABELS = {"wrong_category": "wrong category", "not_a_clause": "not a clause", "wrong_span": "wrong span",
+                 "duplicate": "duplicate", "ocr_error": "OCR error"}
+assert set(REASON_LABELS) == set(REJECT_REASONS)
+PAGE_CACHE = "page-images"
+
+
+class Lease(BaseModel):
+    item_id: int
+    lease_until: datetime | None
+    """When the lease runs out; None for a decided item, which nobody holds."""
+
+
+class DecisionIn(BaseModel):
+    action: Literal["accept", "correct", "reject"]
+    version: int
+    category: str | None = None
+    start: int | None = None
+    end: int | None = None
+    value: str | None = None
+    reason: Literal["wrong_category", "not_a_clause", "wrong_span", "duplicate", "ocr_error"] | None = None
+    comment: str | None = None
+
+
+def _visible_to(user: Account) -> str | None:
+    return None if user.is_admin else user.name
+
+
+def _settle(request: Request, work: Callable[[Session], T], write: bool = True) -> T:
+    """Run `work` in one transaction, its domain errors raised as HTTPExceptions."""
+    try:
+        with session_scope(request.app.state.settings.effective_database_url, write=write) as session:
+            return work(session)
+    except (ReviewConflict, NotYours) as error:
+        raise HTTPException(status_code=409, detail=str(error)) from error
+    except LookupError as error:
+        raise HTTPException(status_code=404, detail=str(error).strip("'\"")) from error
+    except ValueError as error:
+        raise HTTPException(status_code=400, detail=str(error)) from error
+
+
+def _refused(request: Request, error: HTTPException, item_id: int | None = None) -> Response:
+    """An error as a readable page, with the way back."""
+    titles = {409: "Someone got there first", 404: "Not found", 400: "That decision is incomplete"}
+    links = [(f"/items/{item_id}", "Reload the item")] if item_id is not None and error.status_code != 404 else []
+    links += [("/next", "Next open item"), ("/", "The queue")]
+    return render(request, "message.html", {"title": titles.get(error.status_code, "Refused"), "message": error.detail,
+                                            "failed": True, "links": links}, status_code=error.status_code)
+
+
+def _view(request: Request, item_id: int, user: Account) -> ItemView:
+    return _settle(request, lambda s: load_item(s, item_id, _visible_to(user), utcnow()), write=False)
+
+
+# --- next item ----------------------------------------------------------------------------------
+
+def _claim(request: Request, user: Account, batch: str | None) -> int | None:
+    lease_s = request.app.state.settings.review_lease_s
+    keep_priorities_current(request.app.state, request.app.state.settings.effective_database_url, date.today())
+
+    def work(session: Session) -> int | None:
+        item = claim_next(session, user.name, utcnow(), lease_s, batch_id=batch or None)
+        return None if item is None else item.id
+    return _settle(request, work)
+
+
+@router.get("/next", response_class=HTMLResponse, include_in_schema=False)
+def next_page(request: Request, user: User, batch: str | None = None) -> Response:
+    """Claim the most urgent open item and go to its page."""
+    item_id = _claim(request, user, batch)
+    if item_id is None:
+        return render(request, "message.html", {"title": "Nothing to review", "message":
+                      "No open item is waiting for you" + (f" in batch {batch}" if batch else "") + ".",
+                      "failed": False, "links": [("/", "The queue")]})
+    return RedirectResponse(f"/items/{item_id}", status_code=303)
+
+
+@router.post("/api/items/next", response_model=ItemView, responses={204: {"description": "No open item is waiting."}})
+def api_next(request: Request, user: User, batch: str | None = None) -> ItemView | Response:
+    """Claim the most urgent open item (or the one you hold) for a lease; 204 when none waits."""
+    item_id = _claim(request, user, batch)
+    return Response(status_code=204) if item_id is None else _view(request, item_id, user)
+
+
+# --- the item -------------------------------------------------------------------------------------
+
+@router.get("/items/{item_id}", response_class=HTMLResponse, include_in_schema=False)
+def item_page(request: Request, item_id: ItemId, user: User) -> Response:
+    try:
+        view = _view(request, item_id, user)
+    except HTTPException as error:
+        return _refused(request, error)
+    renew_ms = max(1, request.app.state.settings.review_lease_s // 3) * 1000
+    return render(request, "item.html", {"v": view, "categories": CATEGORIES, "reasons": list(REASON_LABELS.items()),
+                                         "renew_ms": renew_ms})
+
+
+@router.get("/api/items/{item_id}", response_model=ItemView)
+def api_item(request: Request, item_id: ItemId, user: User) -> ItemView:
+    """The item with its context, the machine's call, the playbook issue and the audit trail."""
+    return _view(request, item_id, user)
+
+
+@router.get("/items/{item_id}/page.png", include_in_schema=False)
+async def page_image(request: Request, item_id: ItemId, user: User) -> Response:
+    """The item's PDF page as PNG with the evidence boxed; 404 for a text document."""
+    view = await run_in_threadpool(_view, request, item_id, user)
+    if not view.has_image:
+        raise HTTPException(status_code=404, detail=f"{view.filename} has no page image")
+    path, sha256 = await run_in_threadpool(_settle, request, lambda s: _file_of(s, view.document_id), False)
+    settings = request.app.state.settings
+    try:
+        png = await run_in_threadpool(page_png, settings.data_dir / PAGE_CACHE, Path(path), sha256, view.page,
+                                      view.boxes)
+    except PageUnavailable as error:
+        raise HTTPException(status_code=404, detail=str(error)) from error
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
+
+
+def _file_of(session: Session, document_id: int) -> tuple[str, str]:
+    document = session.get(Document, document_id)
+    if document is None or not document.sha256:
+        raise LookupError(f"document {document_id} has no file on record")
+    return document.path, document.sha256
+
+
+@router.post("/api/items/{item_id}/lease", response_model=Lease)
+def lease(request: Request, item_id: ItemId, user: User) -> Lease:
+    """Hold the item while you work on it: claims it if nobody holds it, renews your lease if
+    you do (your other claims go back to the queue); 409 while someone else holds it."""
+    lease_s = request.app.state.settings.review_lease_s
+    until = _settle(request, lambda s: _hold_visible(s, item_id, user, lease_s))
+    return Lease(item_id=item_id, lease_until=until)
+
+
+def _hold_visible(session: Session, item_id: int, user: Account, lease_s: int) -> datetime | None:
+    now = utcnow()
+    load_item(session, item_id, _visible_to(user), now)  # 404 for an item this user may not see
+    return hold(session, item_id, user.name, now, lease_s)
+
+
+# --- decisions ------------------------------------------------------------------------------------
+
+def _decide(request: Request, item_id: int, user: Account, action: str, version: int, fields: Fields) -> Decision:
+    return _settle(request, lambda s: record(s, item_id, user.name, _visible_to(user), action, version, fields,
+                                             utcnow()))
+
+
+@router.post("/items/{item_id}/decision", response_class=HTMLResponse, include_in_schema=False)
+def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated[str, Form()],
+                version: Annotated[int, Form()], category: Annotated[str, Form()] = "",
+                start: Annotated[str, Form()] = "", end: Annotated[str, Form()] = "",
+                value: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "",
+                comment: Annotated[str, Form()] = "") -> Response:
+    """Decide from the item page, then go on to the next open item."""
+    try:
+        _decide(request, item_id, user, action, version, Fields(category, start, end, value, reason, comment))
+    except HTTPException as error:
+        return _refused(request, error, item_id)
+    return RedirectResponse("/next", status_code=303)
+
+
+@router.post("/api/items/{item_id}/decision", response_model=Decision,
+             responses={409: {"description": "The item moved past `version`, or someone else holds it: the "
+                                             "detail says who decided it first."}})
+def decide_api(request: Request, item_id: ItemId, body: DecisionIn, user: User) -> Decision:
+    """Accept, correct or reject the item as of `version` (the version your copy shows)."""
+    fields = Fields(body.category, body.start, body.end, body.value, body.reason, body.comment)
+    return _decide(request, item_id, user, body.action, body.version, fields)
+
+
+def _undo(request: Request, user: Account) -> Decision:
+    lease_s = request.app.state.settings.review_lease_s
+    decision = _settle(request, lambda s: undo_last(s, user.name, utcnow(), lease_s))
+    if decision is None:
+        raise HTTPException(status_code=404, detail="You have no decision to undo.")
+    return decision
+
+
+@router.post("/undo", response_class=HTMLResponse, include_in_schema=False)
+def undo_form(request: Request, user: User) -> Response:
+    """Take back your last decision and return to its item, open again and held by you."""
+    try:
+        decision = _undo(request, user)
+    except HTTPException as error:
+        return _refused(request, error)
+    return RedirectResponse(f"/items/{decision.item_id}", status_code=303)
+
+
+@router.post("/api/undo", response_model=Decision)
+def undo_api(request: Request, user: User) -> Decision:
+    """Take back your last decision (an "undo" row joins the trail); 404 when there is none."""
+    return _undo(request, user)
+
