@@ -92,3 +92,18 @@ def test_rerank_ages_open_items_with_a_due_date(database_url: str) -> None:
     with session_scope(database_url, write=False) as session:
         after = {i.category: (i.priority, i.evidence["priority_parts"]["urgency"]) for i in session.query(schema.ReviewItem)}
     assert all(after[c][0] > before[c] and after[c][1] == 2.0 for c in before)
+
+
+def test_the_due_option_travels_with_the_batch() -> None:
+    import typer
+
+    from pipelines.cli.batches import batch_options
+
+    assert batch_options(None, "full", due="2026-12-31")["due"] == "2026-12-31"
+    assert "due" not in batch_options(None, "full")
+    try:
+        batch_options(None, "full", due="next friday")
+    except typer.BadParameter as error:
+        assert "not a date" in str(error)
+    else:
+        raise AssertionError("a date that is not one must be refused")

@@ -13,7 +13,7 @@ items.  Severity is the playbook stakes the item's priority was computed from.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -22,6 +22,8 @@ from sqlalchemy.orm import Session
 
 from pipelines.datamodel import ReviewEntry
 from pipelines.playbook.severity import WEIGHTS
+from storage.database import session_scope
+from storage.repository import rerank_review_items
 from storage.schema import Document, ReviewItem, utcnow
 
 PER_PAGE = 50
@@ -95,6 +97,16 @@ def _scoped(query: Select, conditions: list[ColumnElement[bool]], join: bool) ->
     if join:
         query = query.join(Document, Document.id == ReviewItem.document_id)
     return query.where(*conditions)
+
+
+def keep_priorities_current(state: object, database_url: str, today: date) -> None:
+    """Age the items of batches with a due date once a day, before the queue is listed or an
+    item claimed (storage.repository.rerank_review_items); `state` (the app's) remembers the day."""
+    if getattr(state, "reranked_on", None) == today:
+        return
+    with session_scope(database_url) as session:
+        rerank_review_items(session, today)
+    state.reranked_on = today  # type: ignore[attr-defined]
 
 
 def list_queue(session: Session, filters: QueueFilters, visible_to: str | None = None) -> QueuePage:

@@ -1,15 +1,13 @@
-"""Commands on batches: audit contracts, see where a batch stands, write its reports, read
-its review queue."""
+"""Commands on batches: audit contracts, see where a batch stands, write its reports."""
 from __future__ import annotations
 
 import contextlib
+from datetime import date
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from pipelines import logs
 from pipelines.cli.console import console
@@ -38,9 +36,14 @@ PartyOption = Annotated[Optional[list[str]], typer.Option(
     "CLAUSEMILL_OUR_PARTY, else the playbook's `we:`.")]
 
 
-def batch_options(playbook: Path | None, view: str, party: list[str] | None = None) -> dict:
+def batch_options(playbook: Path | None, view: str, party: list[str] | None = None, due: str | None = None) -> dict:
     """Options travel with the batch in the database, so remote workers see the playbook too."""
     options: dict = {"view": view}
+    if due is not None:
+        try:
+            options["due"] = date.fromisoformat(due).isoformat()
+        except ValueError:
+            raise typer.BadParameter(f"{due!r} is not a date (YYYY-MM-DD)", param_hint="--due") from None
     names = party or get_settings().our_parties
     if names:
         options["party"] = list(names)
@@ -76,6 +79,8 @@ def audit(
     wait: Annotated[bool, typer.Option("--wait/--no-wait", help="Wait and write reports, or print the batch id and return (server mode).")] = True,
     timeout: Annotated[Optional[float], typer.Option(help="Give up waiting after this many seconds.")] = None,
     party: PartyOption = None,
+    due: Annotated[Optional[str], typer.Option(help="When this batch's review must be done (YYYY-MM-DD): its "
+                                               "review items rank higher as the date nears.")] = None,
 ) -> None:
     """Audit contracts: run every document through the DAG and write the reports."""
     from pipelines.reports import VIEWS
@@ -85,7 +90,7 @@ def audit(
     settings = get_settings()
     logs.configure("WARNING")
     inputs = contract_inputs(paths)
-    options = batch_options(playbook, view, party)
+    options = batch_options(playbook, view, party, due)
     if not wait and settings.embedded:
         console.print("[red]--no-wait needs shared workers: set CLAUSEMILL_BROKER_URL and CLAUSEMILL_DATABASE_URL.[/]")
         raise typer.Exit(2)
@@ -141,24 +146,3 @@ def report(
         raise typer.Exit(1) from None
     console.print(f"Reports in {out}: " + ", ".join(p.name for p in written))
 
-
-def review(
-    batch_id: Annotated[Optional[str], typer.Option(help="Only this batch.")] = None,
-    limit: Annotated[int, typer.Option(help="How many items.")] = 20,
-) -> None:
-    """The human review queue: what the machine is least sure of, most urgent first."""
-    from storage import repository
-    from storage.database import session_scope
-
-    settings = get_settings()
-    table = Table(title="Review queue")
-    for column in ("Priority", "Document", "Category", "Why", "Evidence"):
-        table.add_column(column, overflow="fold")
-    with session_scope(settings.effective_database_url, write=False) as session:
-        entries = repository.review_queue(session, batch_id, limit)
-    for entry in entries:
-        quote = str(entry.evidence.get("text", ""))[:120]
-        page = entry.evidence.get("page")
-        table.add_row(f"{entry.priority:.2f}", entry.filename, entry.category, entry.reason,
-                      f"p.{page}: {quote}" if page else quote)
-    Console().print(table)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -13,7 +14,7 @@ from pipelines.playbook.severity import WEIGHTS
 from storage.database import session_scope
 from web.auth import current_user
 from web.pages import render
-from web.queue_listing import STATUSES, QueueFilters, QueuePage, list_queue
+from web.queue_listing import STATUSES, QueueFilters, QueuePage, keep_priorities_current, list_queue
 from web.users import Account
 
 router = APIRouter()
@@ -50,6 +51,7 @@ class Items(BaseModel):
 
 def _queue(request: Request, filters: QueueFilters, user: Account) -> QueuePage:
     """The listing this user may see: an admin everyone's, a reviewer their own and nobody's."""
+    keep_priorities_current(request.app.state, request.app.state.settings.effective_database_url, date.today())
     with session_scope(request.app.state.settings.effective_database_url, write=False) as session:
         return list_queue(session, filters, visible_to=None if user.is_admin else user.name)
 
