@@ -35,6 +35,8 @@ def record(session: Session, item_id: int, reviewer: str, visible_to: str | None
            fields: Fields, now: datetime) -> Decision:
     """Decide the item; raises decide's errors (ReviewConflict, NotYours, ValueError) and
     LookupError for an item this reviewer cannot see."""
+    if any(isinstance(v, str) and "\x00" in v for v in vars(fields).values()):
+        raise ValueError("a decision's text must not contain NUL characters")
     view = load_item(session, item_id, visible_to, now)
     new = correction(session, view, fields) if action == "correct" else None
     reason = (fields.reason or "").strip() or None if action == "reject" else None

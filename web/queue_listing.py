@@ -41,12 +41,14 @@ class QueueFilters(BaseModel):
     severity: str | None = Field(default=None, description=f"The playbook stakes: {', '.join(WEIGHTS)}.")
     status: Literal["open", "decided", "all"] = "open"
     assignee: str | None = None
-    page: int = Field(default=1, ge=1)
+    page: int = Field(default=1, ge=1, le=1_000_000)  # OFFSET stays a 64-bit integer
     per_page: int = Field(default=PER_PAGE, ge=1, le=200)
 
     @field_validator("batch", "contract", "category", "severity", "assignee", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
+        if isinstance(value, str) and "\x00" in value:  # PostgreSQL cannot even compare such text
+            raise ValueError("must not contain a NUL character")
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("severity")

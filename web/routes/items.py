@@ -93,6 +93,8 @@ def _view(request: Request, item_id: int, user: Account) -> ItemView:
 # --- next item ----------------------------------------------------------------------------------
 
 def _claim(request: Request, user: Account, batch: str | None) -> int | None:
+    if batch is not None and "\x00" in batch:
+        raise HTTPException(status_code=400, detail="batch must not contain a NUL character")
     lease_s = request.app.state.settings.review_lease_s
     keep_priorities_current(request.app.state, request.app.state.settings.effective_database_url, date.today())
 
