@@ -254,6 +254,6 @@ def test_generated_api_requests_never_meet_a_server_error(server: Server, tmp_pa
             [str(schemathesis), "run", f"{server.url}/api/openapi.json", "--checks", "not_a_server_error",
              "--max-examples", "30", "--seed", "1", "-H", f"Cookie: {cookie}",
              "-H", f"X-CSRF-Token: {headers['X-CSRF-Token']}", "--report-dir", str(tmp_path)],
-            capture_output=True, text=True, timeout=600)
+            capture_output=True, text=True, timeout=600, cwd=tmp_path)  # its cache folder lands there
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "/api/items" in result.stdout
