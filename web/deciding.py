@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from pipelines.review.queue import Decision, decide
 from storage.repository import load_text
-from web.item_view import CATEGORIES, ItemView, load_item
+from web.item_view import CATEGORIES, ItemView, check_visible, load_item
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,11 @@ def record(session: Session, item_id: int, reviewer: str, visible_to: str | None
     LookupError for an item this reviewer cannot see."""
     if any(isinstance(v, str) and "\x00" in v for v in vars(fields).values()):
         raise ValueError("a decision's text must not contain NUL characters")
-    view = load_item(session, item_id, visible_to, now)
-    new = correction(session, view, fields) if action == "correct" else None
+    if action == "correct":  # only a correction compares with what the page showed
+        new = correction(session, load_item(session, item_id, visible_to, now), fields)
+    else:
+        check_visible(session, item_id, visible_to)
+        new = None
     reason = (fields.reason or "").strip() or None if action == "reject" else None
     comment = (fields.comment or "").strip() or None
     return decide(session, item_id, reviewer, action, version, now, new=new, reason=reason,  # type: ignore[arg-type]

@@ -127,6 +127,13 @@ def visible(visible_to: str | None) -> list[ColumnElement[bool]]:
     return [or_(ReviewItem.assignee == visible_to, ReviewItem.assignee.is_(None))]
 
 
+def check_visible(session: Session, item_id: int, visible_to: str | None) -> None:
+    """LookupError when this viewer may not see the item: the check alone, for a lease renewal
+    or a decision that needs none of the page's context."""
+    if session.scalar(select(ReviewItem.id).where(ReviewItem.id == item_id, *visible(visible_to))) is None:
+        raise LookupError(f"no review item {item_id}")
+
+
 def load_item(session: Session, item_id: int, visible_to: str | None, now: datetime) -> ItemView:
     """The item as its page shows it; LookupError when there is none this viewer may see."""
     item = session.scalars(select(ReviewItem).where(ReviewItem.id == item_id, *visible(visible_to))).first()

@@ -20,9 +20,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 
 def templates() -> Jinja2Templates:
-    env = environment()
-    env.loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(TEMPLATES), env.loader])
-    return Jinja2Templates(env=env)
+    """The report's environment overlaid with web/templates: its filters, globals and escaping,
+    without changing the one report.html is rendered from."""
+    report = environment()
+    return Jinja2Templates(env=report.overlay(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(TEMPLATES),
+                                                                          report.loader])))
 
 
 def render(request: Request, name: str, context: dict | None = None, status_code: int = 200,

@@ -25,7 +25,7 @@ from storage.database import session_scope
 from storage.schema import Document, utcnow
 from web.auth import current_user
 from web.deciding import Fields, record
-from web.item_view import CATEGORIES, ItemView, load_item
+from web.item_view import CATEGORIES, ItemView, check_visible, load_item
 from web.page_images import PageUnavailable, page_png
 from web.pages import render
 from web.queue_listing import keep_priorities_current
@@ -175,7 +175,7 @@ def lease(request: Request, item_id: ItemId, user: User) -> Lease:
 
 def _hold_visible(session: Session, item_id: int, user: Account, lease_s: int) -> datetime | None:
     now = utcnow()
-    load_item(session, item_id, _visible_to(user), now)  # 404 for an item this user may not see
+    check_visible(session, item_id, _visible_to(user))  # 404 for an item this user may not see
     return hold(session, item_id, user.name, now, lease_s)
 
 
