@@ -228,3 +228,64 @@ def test_effective_date_from_a_commencement_clause():
     assert terms["Agreement Date"].value == "2003-02-10"
     assert terms["Effective Date"].value == "2003-03-01"
     assert terms["Effective Date"].detail["how"] == "takes-effect"
+
+
+def test_effective_from_its_own_date_is_the_agreement_date():
+    _, terms = _terms(
+        "COOPERATION AGREEMENT\n\nThis Cooperation Agreement is dated as of May 13, 2020, by and among Tern "
+        "Capital Ltd. and Gannet Holdings, Inc.\n\n5. Termination. (a) This Agreement is effective as of the date "
+        "hereof and shall remain in full force and effect until the annual meeting.")
+    assert terms["Effective Date"].value == "2020-05-13"
+    assert terms["Effective Date"].detail["reference"] == "the date hereof"
+    _, terms = _terms(
+        "PROMOTION AGREEMENT\n\nThis Agreement is made on the 15th day of January 2018 between Heron Foods Inc. "
+        "and Plover Retail LLC.\n\n9.1This Agreement shall become effective on the date on which it is signed by "
+        "both Parties.")
+    assert terms["Effective Date"].value == "2018-01-15"
+
+
+def test_a_period_of_something_else_or_another_instrument_gives_no_effective_date():
+    _, terms = _terms(
+        "COOPERATION AGREEMENT\n\nThis Agreement, dated as of June 27, 2017, is made by Osprey Partners LP and "
+        "Kite Group, Inc.\n\n" + "1. Standstill. Each Investor shall vote its shares as the Board recommends.\n\n" * 90
+        + "(f) For purposes of this Agreement, “Standstill Period” shall mean the period "
+        "commencing on the date of this Agreement and ending on the annual meeting. Each of the Operating "
+        "Agreement and the Warrant is effective as of the date hereof in accordance with its terms.")
+    assert "Effective Date" not in terms
+
+
+def test_an_effective_date_defined_by_an_undated_event_is_not_stated():
+    _, terms = _terms(
+        "TRANSFER AGENCY AGREEMENT\n\nThis Agreement between Lapwing Fund and Avocet Services LLC is dated as of "
+        "January 26, 2011.\n\n2. Term. The appointment shall commence on the later of (i) the date hereof, or (ii) "
+        "the date Agent has confirmed that the records have been converted (the “Effective Date”), and shall "
+        "continue for three years thereafter.")
+    assert terms["Agreement Date"].value == "2011-01-26"
+    assert terms["Effective Date"].value == NOT_STATED
+    assert "converted" in terms["Effective Date"].detail["reference"]
+
+
+def test_dates_of_other_instruments_and_of_an_end_are_not_the_agreement_date():
+    _, terms = _terms(
+        "LICENSE AGREEMENT\n\nTABLE OF CONTENTS\n\n1. Definitions\n\n“Master Transaction Agreement” means the "
+        "Master Transaction Agreement entered into by and between Crane Holdings Limited and Stork Limited, "
+        "dated as of July 27, 2009.\n\n8. Term of Joint Venture. The Joint Venture shall commence on the 1st of "
+        "March, 2003, and shall be effective until February 28, 2004.")
+    assert "Agreement Date" not in terms or terms["Agreement Date"].value not in ("2009-07-27", "2004-02-28")
+
+
+def test_term_lengths_stated_with_is_therefrom_or_into_force():
+    _, terms = _terms(
+        "STRATEGIC ALLIANCE AGREEMENT\n\nThis Agreement is made and entered into this 30th day of June 2017 "
+        "between Petrel Capital Inc. and Gull Media Ltd.\n\n3. The term of this Agreement is twenty-four (24) "
+        "months.")
+    assert (terms["Initial Term"].value, terms["Expiration Date"].value) == ("P24M", "2019-06-30")
+    _, terms = _terms(
+        "CO-BRANDING AGREEMENT\n\nThis Agreement is dated as of June 3, 2000 between Puffin Print Inc. and "
+        "Shag Paper LLC.\n\n7. Term. The Term of this Agreement shall begin on the Effective Date and shall end "
+        "fifteen months therefrom.")
+    assert terms["Initial Term"].value == "P15M"
+    _, terms = _terms(
+        "COOPERATION AGREEMENT\n\nParty A: Egret Games Co., Ltd.\nParty B: Ibis Mobile Co., Ltd.\n\n"
+        "10. This Agreement shall come into force as of January 1, 2013 and remain valid for 1 year.")
+    assert terms["Expiration Date"].value == "2014-01-01"

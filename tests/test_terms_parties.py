@@ -140,3 +140,71 @@ def test_no_names_no_value():
 def test_format_parties_is_cuads_answer_form():
     parties = [{"name": "Acme Corp.", "short_names": ["Acme", "Seller"]}, {"name": "Beta LLC", "short_names": []}]
     assert format_parties(parties) == 'Acme Corp. ("Acme", "Seller"); Beta LLC'
+
+
+def _names(text: str) -> list[str]:
+    return [p["name"] for p in _parties(text)]
+
+
+def test_a_bracketed_suffix_stays_in_the_name():
+    text = ('This Services Agreement is made by and between Kestrel Trials (Pty) Limited, whose registered office '
+            'is at 4 Oak Lane, Pretoria (hereinafter "Kestrel") and Marlow Biotech LLC (hereinafter "Client").\n\n1.')
+    assert _names(text) == ["Kestrel Trials (Pty) Limited", "Marlow Biotech LLC"]
+
+
+def test_lower_case_brands_municipalities_and_names_holding_address_words():
+    text = ('This Agreement is made by and between the TOWN OF ELMWOOD, OHIO, an Ohio municipal corporation '
+            '("Grantor"), q-metrics, Inc., a Delaware corporation ("Q"), Signature Dental Pty Ltd ("Dental") '
+            'and Tel-Star Limited ("Tel-Star").\n\nWHEREAS, Grantor owns a network;')
+    assert _names(text) == ["TOWN OF ELMWOOD, OHIO", "q-metrics, Inc.", "Signature Dental Pty Ltd", "Tel-Star Limited"]
+
+
+def test_a_preamble_heading_without_between():
+    text = ("TRANSPORT CONTRACT\n\nPREAMBLE\n\nJSC Steppe Oil, hereinafter referred to as the \"Carrier\", in the "
+            "person of its Director Mr. A. B. Orlov, on the one side and JSC Aral Trading, hereinafter referred to as "
+            "the \"Owner\", on the other side, have entered into this Contract (the \"Contract\") and agree as follows:"
+            "\n\n1. SUBJECT")
+    assert _names(text) == ["JSC Steppe Oil", "JSC Aral Trading"]
+
+
+def test_a_parent_named_after_the_last_definition_is_not_a_party():
+    from pipelines.terms.party_mentions import _mention_before
+
+    tail = ', a wholly owned subsidiary of Birch Holdings, Inc., organized under the laws of Delaware, agree'
+    assert _mention_before(tail, 0, len(tail), named_only=True, listed_only=True) is None
+    listed = ', and Birch Holdings, Inc.'
+    assert _mention_before(listed, 0, len(listed), named_only=True, listed_only=True).name == "Birch Holdings, Inc."
+
+
+def test_a_short_name_defined_twice_is_one_party():
+    text = ('This Consulting Agreement is entered into by and between Gable Advisory Corp, a (the "Consultant"), '
+            'with an address at 80 Dune Street Suite 7 Halifax NS. (the "Consultant"), and Quay 9 Corp., with an '
+            'address at 5 Pier Road ("Company").\n\nWHEREAS, Consultant has experience;')
+    assert _names(text) == ["Gable Advisory Corp", "Quay 9 Corp."]
+
+
+def test_an_unnamed_party_is_shown_by_its_role_or_by_its_signature_block():
+    blank = ('This Distributorship Agreement is entered into by and between Alder Optics AG, a Swiss corporation '
+             '("Alder"), and _______________, a corporation organized under the laws of ___________ '
+             '("Distributor").\n\nRecitals')
+    alder, distributor = _parties(blank)
+    assert (alder["name"], distributor["name"], distributor["kind"]) == ("Alder Optics AG", "Distributor", "unnamed")
+    named_later = ('This Agency Agreement is made as of May 1, 2001 by and between Alder Optics Corporation, a '
+                   'Delaware corporation (the "Company") and the Agent named on the signature page hereof (the '
+                   '"Agent").\n\nWHEREAS, the Company sells lenses;\n\n'
+                   "IN WITNESS WHEREOF the parties have signed.\n\nTHE ROWAN COMPANY\n\nBy: ______\n\n"
+                   "ALDER OPTICS CORPORATION\n\nBy: ______")
+    company, agent = _parties(named_later)
+    assert (company["short_names"], agent["name"], agent["short_names"]) == (["Company"], "ROWAN COMPANY", ["Agent"])
+
+
+def test_a_closing_quote_after_the_full_stop_and_a_city_signing_without_its_state():
+    text = ('THIS AGREEMENT is made as of May 1, 2002, by and between BIRCH GAS PIPELINE COMPANY, a Delaware '
+            'Corporation, hereinafter referred to as "Transporter" and CEDAR GAS AND ELECTRIC COMPANY, a Kentucky '
+            'Corporation, hereinafter referred to as "Shipper." Transporter and Shipper are the "Parties."\n\n1.')
+    assert [(p["name"], p["short_names"]) for p in _parties(text)] == [
+        ("BIRCH GAS PIPELINE COMPANY", ["Transporter"]), ("CEDAR GAS AND ELECTRIC COMPANY", ["Shipper"])]
+    city = ('This Cooperation Agreement is entered into by the City of Fort Elm, Texas ("COFE"), and Wren Water '
+            'Corp. ("Wren").\n\nWHEREAS, the City needs water;\n\nIN WITNESS WHEREOF\n\nCITY OF FORT ELM\n\n'
+            "By: ______\n\nWREN WATER CORP.\n\nBy: ______")
+    assert _names(city) == ["City of Fort Elm, Texas", "Wren Water Corp."]

@@ -30,9 +30,10 @@ CUE_CHARS = 80
 SIGNATURE_BLOCK_CHARS = 400
 
 # The same, strict enough to trust deeper into the document, past a table of contents.
+# "Effective" only with its preposition: "shall be effective until February 28, 2004" gives an end.
 _STRICT_PREAMBLE_CUE_RE = re.compile(
-    r"\b(?:dated|made|entered\s+into|executed|effective)\b[^.]{0,40}?\b(?:as\s+of|on|this|effective)?\s*"
-    r"(?:the\s+)?$",
+    r"(?:\b(?:dated|made|entered\s+into|executed)\b[^.]{0,40}?\b(?:as\s+of|on|this|effective)?|"
+    r"\beffective\s+(?:as\s+of|on|from))\s*(?:the\s+)?$",
     re.IGNORECASE,
 )
 # A date left blank for the signing: "[●], 2019", "____________, 2015", "[DATE]", "the [ ] day of [ ], 2020".
@@ -48,10 +49,14 @@ _BLANK_CUE_RE = re.compile(
 # A date printed under the title: "AGENCY AGREEMENT\n____________, 1996".
 _TITLE_BEFORE_RE = re.compile(r"\b(?:AGREEMENT|CONTRACT)\b[^a-z\n]{0,10}\n?\s*$")
 # The date of some other instrument: "pursuant to a Subscription Agreement dated as of", recitals.
+# A definitions list dates other instruments: "“Master Services Agreement” means the agreement
+# executed between the Parties on ...", "the Development Agreement between BKC and X dated ...".
 _OTHER_INSTRUMENT_RE = re.compile(
     r"\b(?:WHEREAS|that\s+certain|previously|pursuant\s+to|depositors?|holders?)\b[^.]{0,100}$|"
-    r"\b(?:a|an|the)\s+(?:[\w-]+\s+){0,5}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
-    r"(?:dated|effective|entered\s+into)\b[^.]{0,20}$")
+    r"\b(?i:a|an|the)\s+(?:[\w-]+\s+){0,5}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
+    r"(?:(?:by\s+and\s+)?(?:between|among)\s+[^.;()]{3,100}?)?"
+    r"(?:dated|effective|entered\s+into)\b[^.]{0,20}$|"
+    r"[“\"](?!(?:Effective|Commencement|Execution)\s+Date)[^”\"]{1,60}[”\"]\s+(?:means|shall\s+mean|the\s+agreement)\b[^.;]{0,160}$")
 # "This Agreement is dated April 29, 2010", wherever the contract says it.
 _SELF_DATED_RE = re.compile(
     r"\bthis\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
@@ -86,8 +91,18 @@ _REFERENCE_END_RE = re.compile(r"\s*(?:,|\band\b|\bby\s+and\b|\bbetween\b|\(|$)"
 # "This Agreement shall become effective on ...", "The Term shall commence on ...", "commencing on".
 _TAKES_EFFECT_RE = re.compile(
     r"\b(?:agreement|contract|term|venture)\b[^.;]{0,60}?\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|"
-    r"(?:shall|will)\s+(?:take|come\s+into)\s+effect|is\s+effective|(?:shall|will)\s+(?:commence|begin|start)|"
-    r"commences|begins|takes\s+effect)\s+(?:on|upon|as\s+of|from|with\s+effect\s+from)\s+(?:the\s+)?",
+    r"(?:shall|will)\s+(?:take|come\s+into)\s+(?:effect|force)|is\s+effective|(?:shall|will)\s+(?:commence|begin|start)|"
+    r"(?:shall|will)\s+enter\s+into\s+force|commences|begins|takes\s+effect|commencing|beginning)\s+"
+    r"(?:(?:on|upon|as\s+of|from|with\s+effect\s+from)\s+)?(?:the\s+)?",
+    re.IGNORECASE,
+)
+# What a contract that "commences on the date hereof" or "takes effect upon execution" starts
+# from: its own date, so its effective date is the agreement date.
+_FROM_ITS_OWN_DATE_RE = re.compile(
+    r"(?:date\s+(?:hereof|of\s+(?:this|the)\s+(?:agreement|contract))|"
+    r"(?:date|day(?:\s+and\s+year)?)\s+(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|stated)(?:\s+above)?|"
+    r"(?:date\s+of\s+)?(?:its\s+|the\s+)?(?:execution|signature|signing)\b|"
+    r"date\s+(?:on\s+which|when|that)\s+(?:it|this\s+(?:agreement|contract))\s+is\s+(?:signed|executed))",
     re.IGNORECASE,
 )
 # Signs that the contract has an effective date of its own (CUAD then reads the agreement date as it).
@@ -207,7 +222,10 @@ def _effective_date(text: str, mentions: list[DateMention], agreement: _Found | 
     referred = _effective_by_reference(text, agreement, signed)
     if referred is not None:
         return referred
-    commencement = _takes_effect(text)
+    event = _defined_by_event(text)
+    if event is not None:
+        return event
+    commencement = _takes_effect(text, agreement)
     if commencement is not None:
         return commencement
     if agreement is not None and _SPEAKS_OF_EFFECTIVE_DATE_RE.search(text):
@@ -228,13 +246,67 @@ def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
     return None
 
 
-def _takes_effect(text: str) -> _Found | None:
-    """The date a clause says the agreement or its term starts: "shall commence on March 1, 2003"."""
+def _takes_effect(text: str, agreement: _Found | None) -> _Found | None:
+    """The date a clause says the agreement or its term starts: "shall commence on March 1, 2003",
+    or the agreement date where it starts from the contract's own date or signing ("shall
+    commence on the date hereof", "takes effect upon execution")."""
     for m in _TAKES_EFFECT_RE.finditer(text):
         dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
         if dated and dated[0].start == m.end() and _is_full(dated[0]):
             return _from_mention(dated[0], "takes-effect")
+        if agreement is not None and _FROM_ITS_OWN_DATE_RE.match(text, m.end()) and _speaks_of_itself(text, m):
+            phrase = _reference_phrase(text, m.end())
+            return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
     return None
+
+
+# An effective date defined by an event: "the later of (i) the date hereof or (ii) the date the
+# records are converted (the "Effective Date")", "effective as of that date (the "Effective
+# Date") the Site becomes operational", ""Effective Date" has the meaning of the "Closing Date"
+# set forth in the Investment Agreement".
+_EFFECTIVE_PARENTHETICAL_RE = re.compile(
+    r"\(\s*(?:the\s+)?[\"“”]Effective\s+Date[\"“”]\s*\)|[\"“”]Effective\s+Date[\"“”]\s+has\s+the\s+meaning\b")
+_EVENT_RE = re.compile(
+    r"\b(?:later|earlier)\s+(?:to\s+occur\s+)?of\b|\b(?:that|such)\s+date\s*$|\bdate\s+(?:on\s+which|that|when|upon\s+which)\b|"
+    r"\bdate\s+\w+\s+(?:has|have|is|are)\s+\w+ed\b|has\s+the\s+meaning\b", re.IGNORECASE)
+EVENT_CHARS = 200
+
+
+def _defined_by_event(text: str) -> _Found | None:
+    """'Not stated' where the contract defines its effective date by an event the document
+    does not date (a conversion, a launch, another agreement's closing): the agreement date
+    would be a guess, so the definition is kept as the reference instead."""
+    event = None
+    for m in _EFFECTIVE_PARENTHETICAL_RE.finditer(text):
+        if m.group().startswith("("):
+            before = text[max(0, m.start() - EVENT_CHARS):m.start()]
+            before = re.split(r"\.\s+(?=[A-Z])", before)[-1]
+            if find_written_dates(before, 0, len(before)):
+                return None  # dated after all: "This Agreement is effective June 11, 2015 (the "Effective Date")"
+            if not _EVENT_RE.search(before):
+                continue
+            phrase = " ".join(before.split())
+        else:
+            phrase = " ".join(text[m.start():m.end() + 120].split()).split(". ")[0]
+        event = event or _Found(NOT_STATED, m.start(), m.end(), "event", phrase, phrase)
+    return event
+
+
+# "This Agreement", "The term of this Agreement", "The initial term": the contract itself.
+# "9.1This Agreement", "this Sponsorship Agreement", 'The "Term"', "the initial term"; not "the
+# Operating Agreement", which is another instrument.
+_ITSELF_BEFORE_RE = re.compile(
+    r"(?i)(?<![a-z])(?:this\s+(?:[\w-]+\s+){0,2}|the\s+(?:(?:initial|original|joint)\s+)?)[\"“]?$")
+_DEFINES_OTHER_RE = re.compile(r"[\"“”]\s*(?:shall\s+mean|means)\b", re.IGNORECASE)
+
+
+def _speaks_of_itself(text: str, m: re.Match[str]) -> bool:
+    """Whether a "takes effect" clause is about this contract or its term: "This Agreement is
+    effective as of the date hereof", not "each of the Operating Agreement and the Warrant is
+    effective as of the date hereof" nor a defined "Standstill Period" "commencing on the date
+    of this Agreement"."""
+    return bool(_ITSELF_BEFORE_RE.search(text, max(0, m.start() - 40), m.start())) and \
+        not _DEFINES_OTHER_RE.search(m.group())
 
 
 def _effective_by_reference(text: str, agreement: _Found | None, signed: list[DateMention]) -> _Found | None:
@@ -266,6 +338,9 @@ def _resolve_reference(text: str, start: int, agreement: _Found | None,
     if _MEANS_SIGNING_RE.search(phrase) and signed:
         latest = max(signed, key=lambda m: m.iso or "")
         return _Found(latest.iso or NOT_STATED, latest.start, latest.end, "last-signature", latest.text, phrase)
+    if _MEANS_SIGNING_RE.search(phrase) and agreement is not None and agreement.how == "preamble":
+        # No signature block dates it, so it was signed when the preamble says it was made.
+        return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
     return _Found(phrase, start, end, "reference", phrase, phrase)
 
 

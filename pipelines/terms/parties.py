@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from pipelines.rules.jurisdictions import normalise_jurisdiction
 from pipelines.terms.party_mentions import (
     Mention,
     preamble_mentions,
@@ -39,6 +40,7 @@ def read_parties(text: str) -> TermValue | None:
     defined = _merge_spellings(preamble_mentions(text))
     signed = _merge_spellings(signature_mentions(text))
     unmatched = [s for s in signed if not any(_names_same_party(m, s) for m in defined)]
+    unmatched = _fill_unnamed(text, defined, unmatched)
     parties = defined + _signers_to_add(text, defined, unmatched)
     if not parties:
         return None
@@ -50,6 +52,19 @@ def read_parties(text: str) -> TermValue | None:
     values = [_party_value(m, any(suffixed[:i] + suffixed[i + 1:])) for i, m in enumerate(parties)]
     return TermValue(FIELD, format_parties(values), _confidence(defined, corroborated), tuple(evidence),
                      {"parties": values})
+
+
+def _fill_unnamed(text: str, defined: list[Mention], unmatched: list[Mention]) -> list[Mention]:
+    """A party the preamble leaves to the signature page ("the Agent named on the signature page
+    hereof (the "Agent")") takes the name its signature block gives, when the preamble says so;
+    the signers left over are returned."""
+    unnamed = [m for m in defined if m.unnamed]
+    if not unnamed or not unmatched or not _SIGNATURE_PAGE_RE.search(text, defined[0].start, defined[-1].clause_end + 300):
+        return unmatched
+    for mention, signer in zip(unnamed, list(unmatched)):
+        mention.name, mention.unnamed = signer.name, False
+        unmatched.remove(signer)
+    return unmatched
 
 
 def _signers_to_add(text: str, defined: list[Mention], unmatched: list[Mention]) -> list[Mention]:
@@ -89,10 +104,16 @@ def _merge_spellings(mentions: list[Mention]) -> list[Mention]:
 
 def _names_same_party(defined: Mention, signed: Mention) -> bool:
     """A signature block names a party by its legal name or by its short name ("ACME")."""
-    if same_party(defined.name, signed.name):
+    if same_party(defined.name, signed.name) or same_party(_without_place(defined.name), signed.name):
         return True
     signed_key = name_key(signed.name)
     return any(name_key(short) == signed_key for short in defined.short_names)
+
+
+def _without_place(name: str) -> str:
+    """'City of Fort Stockton, Texas' -> 'City of Fort Stockton': a signature block drops the state."""
+    head, _, tail = name.rpartition(", ")
+    return head if head and normalise_jurisdiction(tail) else name
 
 
 def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
@@ -107,6 +128,9 @@ def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
                 or suffixed_peer or mention.source == "label")
     individual = looks_like_person(mention.name) and evidence
     legal, trade = _legal_and_trade_name(mention.name)
+    if mention.unnamed:  # a blank in a form: shown by its role, and said to be unnamed
+        return {"name": legal, "trade_name": None, "short_names": list(mention.short_names), "role": role,
+                "jurisdiction": None, "kind": "unnamed"}
     return {
         "name": legal,
         "trade_name": trade,

@@ -42,13 +42,14 @@ class Mention:
     clause_end: int = 0  # end of the definition (or the name, without one)
     jurisdiction: str | None = None
     individual_hint: bool = False
+    unnamed: bool = False  # a blank or described party, shown by its role
 
 
 _INTRO_RE = re.compile(
     r"\b(?:by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
     r"made\s+by(?!\s+and\b)|executed\s+by|"
     r"(?:made|entered\s+into)\s+(?:as\s+of|on|this)\s+[^.()\"“]{3,60}?\bby(?!\s+and\b))\b\s*:?"
-    r"|^[ \t]*(?-i:PARTIES|Parties)[ \t]*:?[ \t]*$"  # a "PARTIES" heading over a numbered list
+    r"|^[ \t]*(?-i:PARTIES|Parties|PREAMBLE)[ \t]*:?[ \t]*$"  # a "PARTIES" or "PREAMBLE" heading over the list
     r"|(?-i:B\s?E\s?T\s?W\s?E\s?E\s?N)\s*:",  # "B E T W E E N:"
     re.IGNORECASE | re.MULTILINE,
 )
@@ -61,7 +62,7 @@ _PREAMBLE_END_RE = re.compile(
 _ABBREVIATIONS = {
     "inc", "ltd", "co", "corp", "no", "mr", "ms", "mrs", "dr", "st", "jr", "sr", "ave", "blvd", "rd",
     "ste", "bros", "etc", "l.p", "n.a", "s.a", "b.v", "n.v", "u.s", "p.o", "pty", "pte", "plc", "llc",
-    "ft", "mt", "fl", "bldg", "dept", "ltda",
+    "ft", "mt", "fl", "bldg", "dept", "ltda", "prof", "avv", "messrs",
 }
 _LAST_WORD_RE = re.compile(r"[\w.]+$")
 _INITIALS_RE = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")  # "U.S.A", "N.V"
@@ -79,7 +80,7 @@ _HEREINAFTER_RE = re.compile(
 _BARE_SHORT_RE = re.compile(r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$))")
 # Short names that are not a party: the agreement, dates, the parties collectively.
 _NOT_A_PARTY_RE = re.compile(
-    r"(?i)\b(?:agreement|amendment|addendum|date|part(?:y|ies)|term|territory|products?|services?|"
+    r"(?i)\b(?:agreement|contract|amendment|addendum|date|part(?:y|ies)|term|territory|products?|services?|"
     r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
     r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?)\b"
 )
@@ -97,6 +98,13 @@ _CAPITALISED_RUN_RE = re.compile(r"(?:[A-Z][\w.&'’\-]*,?\s+(?:(?:of|the|de|&)\
 _LIST_SEPARATOR_RE = re.compile(
     r";|\n\s*\n|\bAND\s*:|\(\s*(?:\d{1,2}|[a-h])\s*\)|,?\s+and\s+|--\s*AND\s*--", re.IGNORECASE
 )
+# What comes between a party's definition and an unnamed next party: "and", then a blank or
+# the role described ("the Agent named on the signature page", "the franchisee identified").
+_UNNAMED_LIST_RE = re.compile(r"(?i)(?:^|[,;)]\s*|\s)and\s")
+_UNNAMED_RE = re.compile(
+    r"\s*(?:_{3,}|\[\s*[*●•_\s]*\]|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:named|identified|listed|set\s+forth|designated|indicated)\b)", re.IGNORECASE)
+_ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
 _INDIVIDUAL_RE = re.compile(r"(?i)\ban\s+individual\b|\bresiding\b|\bresident\s+of\b|\bin\s+(?:his|her)\s")
 
 
@@ -139,14 +147,18 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
         restart = [m.end() for m in _INTRO_RE.finditer(text, cursor, d_start)]
         cursor = restart[-1] if restart else cursor  # a cover page's "Between" before the preamble's
         mention = _mention_before(text, cursor, d_start)
-        if mention is not None:
+        if mention is None and mentions and _unnamed_party(text, mentions[-1].clause_end, d_start, shorts):
+            mention = Mention(_ARTICLE_RE.sub("", shorts[0]), d_start, d_end, "preamble", unnamed=True)
+        if mentions and set(shorts) <= set(mentions[-1].short_names):
+            mentions[-1].clause_end = d_end  # the same party again: "... Toronto (the "Consultant")"
+        elif mention is not None:
             mention.short_names, mention.clause_end = shorts, d_end
             mentions.append(mention)
         elif mentions and d_start - mentions[-1].clause_end < 80 and not _COMBINED_RE.search(text, d_start, d_end):
             mentions[-1].short_names += [s for s in shorts if s not in mentions[-1].short_names]
             mentions[-1].clause_end = d_end
         cursor = d_end
-    trailing = _mention_before(text, cursor, end, named_only=True)
+    trailing = _mention_before(text, cursor, end, named_only=True, listed_only=True)
     if trailing is not None and mentions:
         mentions.append(trailing)
     return mentions
@@ -158,7 +170,7 @@ def _preamble_end(text: str, start: int, sentences: bool = True) -> int:
         if not m.group().startswith("."):
             return m.start()
         if sentences and _ends_sentence(text, start, m.start()):
-            return m.start()
+            return m.start() + len(m.group().rstrip())  # past a closing quote: 'as "Shipper."'
     return limit
 
 
@@ -185,7 +197,7 @@ def _definitions(text: str, start: int, end: int) -> list[tuple[int, int, list[s
             found.append((p_start, p_end, shorts))
     for m in _HEREINAFTER_RE.finditer(text, start, end):
         if not any(s <= m.start() < e for s, e, _ in found) and not _NOT_A_PARTY_RE.search(m.group(1)):
-            found.append((m.start(), m.end(), [m.group(1)]))
+            found.append((m.start(), m.end(), [m.group(1).strip(" ,.;")]))
     return sorted(found)
 
 
@@ -224,21 +236,37 @@ def _quoted_shorts(inner: str) -> list[str] | None:
     return shorts
 
 
-def _mention_before(text: str, start: int, end: int, named_only: bool = False) -> Mention | None:
+def _unnamed_party(text: str, previous_end: int, d_start: int, shorts: list[str]) -> bool:
+    """A party the contract leaves unnamed: "and the Agent named on the signature page (the
+    "Agent")", "and _______________ (the "Professional")".  The list goes on past the previous
+    party ("and"), and what names this one is a blank or a description, so it is shown by the
+    role it is defined by rather than merged into its neighbour."""
+    if not shorts or _ARTICLE_RE.sub("", shorts[0]).lower() not in ROLE_WORDS:
+        return False
+    between = text[previous_end:d_start]
+    listed = _UNNAMED_LIST_RE.search(between)
+    return listed is not None and bool(_UNNAMED_RE.match(between, listed.end()))
+
+
+def _mention_before(text: str, start: int, end: int, named_only: bool = False,
+                    listed_only: bool = False) -> Mention | None:
     """The party whose definition starts at `end`, named in text[start:end].
 
     The stretch may open with the end of the previous party's description, so the name is
     sought first at the start, then after each strong separator or bare "and" (the nearest
     first), then after each comma or "of" ("professional golfer, TOM WATSON", "furnishing the
     services of Kathy Ireland").  With `named_only` (the stretch after the last definition) a
-    name needs a corporate suffix or "an individual": anything else is the body's first words.
+    name needs a corporate suffix or "an individual": anything else is the body's first words;
+    with `listed_only` it must also start the list's next item ("and Beta LLC"), since a name
+    after "a wholly owned subsidiary of" is the previous party's parent, not a party.
     """
-    candidates = [start]
+    candidates = [] if listed_only else [start]
     for separators in (_STRONG_SEPARATOR_RE, _AND_RE):
         candidates += reversed([m.end() for m in separators.finditer(text, start, end)])
-    candidates += [m.end() for m in _LAST_RESORT_RE.finditer(text, start, end)]
-    run = _CAPITALISED_RUN_RE.search(text, start, end)
-    candidates += [run.start()] if run else []
+    if not listed_only:  # a trailing name after "a subsidiary of" describes the party before it
+        candidates += [m.end() for m in _LAST_RESORT_RE.finditer(text, start, end)]
+        run = _CAPITALISED_RUN_RE.search(text, start, end)
+        candidates += [run.start()] if run else []
     for candidate in candidates:
         name = clean_name(text[candidate:end])
         if name is None:

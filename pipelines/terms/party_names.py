@@ -23,7 +23,8 @@ _SUFFIX = (
 _SUFFIX_WORD_RE = re.compile(rf"(?i)^{_SUFFIX}\.?,?$")
 _KEPT_FULL_STOP_RE = re.compile(rf"(?i){_SUFFIX}\.$|\b[A-Z]\.$")
 # A run of suffixes ending the legal name, and where it ends.
-_SUFFIX_RUN_RE = re.compile(rf"(?i)(?<![\w&])(?:{_SUFFIX}\.?(?:,?\s+|(?=[\s,;)]|$)))+")
+# A suffix may be bracketed: "CRO Consulting (Pty) Limited".
+_SUFFIX_RUN_RE = re.compile(rf"(?i)(?<![\w&])(?:(?:{_SUFFIX}\.?|\({_SUFFIX}\.?\))(?:,?\s+|(?=[\s,;)]|$)))+")
 # Words that make a name an organisation even without a suffix.
 _ORG_WORD_RE = re.compile(
     r"(?i)\b(?:bank|trust|fund|association|university|college|institute|foundation|group|holdings?|"
@@ -82,17 +83,24 @@ _NAME_CONNECTORS = {
 # Words that describe a kind of entity: "Joint Venture Company" is a description, not a name.
 _GENERIC_WORDS = {"joint", "venture", "liability", "new", "investment", "manager", "partnership", "entity"}
 _LEADING_NON_NAME = {"of", "and", "for", "or", "in", "on", "by", "to", "with", "from"}
-_BRAND_WORD_RE = re.compile(r"^(?:[a-z]{1,4}[A-Z][\w\-]*|[a-z][\w\-]*\.(?:com|net|org)\b.*|i[A-Z]\w*)")
+# Brands written in lower case: "eBay", "drkoop.com", "iVillage", "e-centives".
+_BRAND_WORD_RE = re.compile(r"^(?:[a-z]{1,4}[A-Z][\w\-]*|[a-z][\w\-]*\.(?:com|net|org)\b.*|i[A-Z]\w*|[a-z]{1,2}-[a-z]{3,}\w*)")
 _NOT_A_NAME_RE = re.compile(
-    r"(?i)\b(?:agreement|appendix|annex|hereto|hereunder|herein|hereof|party|parties|signature|page|schedule|exhibit|"
+    r"(?i)\b(?:agreement|appendix|annex|hereto|hereunder|herein|hereof|party|parties|page|schedule|exhibit|"
     r"whereas|witnesseth|effective|dated?|between|undersigned|address|telephone|facsimile|e-?mail|"
-    r"attention|attn|street|strasse|straße|road|avenue|boulevard|blvd|drive|lane|district|building|"
-    r"tower|plaza|suite|floor|p\.?\s?o\.?\s+box|zip|name|title|by|tel|fax|phone|dear|officer|president|"
+    r"attention|attn|street|strasse|straße|road|avenue|boulevard|blvd|"
+    r"suite|floor|p\.?\s?o\.?\s+box|zip|name|title|by|tel|fax|phone|dear|officer|president|"
     r"director|secretary|witness|attest|signed|identified|redacted|omitted|"
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d+)\b|"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d+)\b(?!-)|"
     r"@|https?:|www\.|\w['’]s$|"
     r"\d{3}[\s.\-)]+\d{3,4}[\s.\-]+\d{3,4}"  # a phone number
 )
+# Words of a signature page or an address that a company's name may also hold ("Signature
+# Orthopaedics Pty Ltd", "Tower Semiconductor Ltd."): a name only when it ends with its suffix.
+_ADDRESS_OR_PAGE_WORD_RE = re.compile(r"(?i)\b(?:signature|drive|lane|district|building|tower|plaza)\b(?!-)")
+# A municipality is named by its place: "Town of Vinton, Virginia", "City and County of Denver".
+_MUNICIPALITY_RE = re.compile(
+    r"(?i)^(?:the\s+)?(?:town|city|county|village|borough|township|municipality|parish)\s+(?:and\s+county\s+)?of\s+[A-Z]")
 _PERSONAL_MARKER_RE = re.compile(r"^(?:Mr|Mrs|Ms|Dr)\.?\s|\s[A-Z]\.\s")
 _PERSON_RE = re.compile(
     r"^(?:(?:Mr|Mrs|Ms|Dr)\.?\s+)?[A-Z][a-zA-Z'’\-]+(?:\s+(?:[A-Z]\.|[A-Z][a-zA-Z'’\-]+)){1,3}"
@@ -161,6 +169,10 @@ def is_name(name: str) -> bool:
         return "[" in name  # a redacted name; a blank line ("______") names no one
     if _NOT_A_NAME_RE.search(name) or _POSTCODE_RE.search(name) or name.count("(") != name.count(")"):
         return False
+    if _ADDRESS_OR_PAGE_WORD_RE.search(name) and not (_ends_with_suffix(name) and not any(c.isdigit() for c in name)):
+        return False
+    if _MUNICIPALITY_RE.match(name):
+        return all(_is_name_word(w) for w in words)
     if (len(words) == 1 and len(name) <= 3) or sum(len(w) == 1 for w in words) >= 3:
         return False  # a state code, a stray short name ("FL", "SIC"), a spaced heading ("R E C I T")
     if words[0].lower() in _LEADING_NON_NAME or _SUFFIX_WORD_RE.match(words[0]):
@@ -176,6 +188,11 @@ def is_name(name: str) -> bool:
     if not (words[0][0].isupper() or words[0][0].isdigit() or _BRAND_WORD_RE.match(words[0])):
         return False
     return all(_is_name_word(w) for w in words)
+
+
+def _ends_with_suffix(name: str) -> bool:
+    words = name.split()
+    return len(words) > 1 and bool(_SUFFIX_WORD_RE.match(words[-1]))
 
 
 def _is_place(name: str) -> bool:

@@ -43,7 +43,7 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract|joint\s+venture|arrangement|engagement)\b"
         r"(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
         r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
-        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective))\b",
+        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect))\b",
         re.IGNORECASE),
     re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b", re.IGNORECASE),
 )
@@ -76,13 +76,13 @@ _OTHER_DEFINITION_RE = re.compile(
     r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A duration that is the term's length: "for a period of", "an initial term of", "... from the Effective Date".
 _LENGTH_BEFORE_RE = re.compile(
-    r"(?<!and )\b(?:for|of|survive|be)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further)\s+)?"
+    r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further)\s+)?"
     r"(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$",
     re.IGNORECASE,
 )
 _LENGTH_AFTER_RE = re.compile(
-    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:(?:term\s+|period\s+)?thereafter|(?:from|after|following|commencing\s+(?:on|with)|"
-    r"beginning\s+(?:on|with)|starting\s+(?:on|with))\s+(?:the\s+)?(?:Effective|Commencement|date|execution|signing))",
+    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:(?:term\s+|period\s+)?(?:thereafter|therefrom)|(?:from|after|following|commencing\s+(?:on|with)|"
+    r"beginning\s+(?:on|with)|starting\s+(?:on|with))\s+(?:the\s+|such\s+)?(?:Effective|Commencement|date|execution|signing))",
     re.IGNORECASE,
 )
 # A length that runs after the term ends: "and for two (2) years after termination".
@@ -103,7 +103,7 @@ _END_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 _START_CUE_RE = re.compile(
-    r"\b(?:commenc\w*|begin\w*|start\w*|effective|from)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
+    r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
 _PERPETUAL_RE = re.compile(r"\b(?:perpetual(?:ly)?|perpetuity|indefinite(?:ly)?)\b", re.IGNORECASE)
 # An open-ended term: "until terminated", "until a Party terminates", "until the termination of".
