@@ -6,6 +6,11 @@ clause spanning several segments labels each of them) or the clause lies mostly 
 segment (a short clause inside a long sentence).  These are semantic labels; whether a
 segment, or a run of neighbours, would also match CUAD's Jaccard >= 0.5 criterion is the
 candidate builder's concern (models/candidates.py), measured in MODEL_CARD.md.
+
+Reviewers' decisions (`clausemill review export --training`) come in the same format with
+two differences: each span row says whether the reviewer confirmed it (`label`), and a
+document is labelled only where someone decided.  Its other segments are unknown, not
+negatives (nobody read them), so training leaves them out (`LabelledDocument.reviewed`).
 """
 from __future__ import annotations
 
@@ -30,6 +35,17 @@ class LabelledDocument:
     name: str
     text: str
     spans: tuple[tuple[str, int, int], ...]
+    reviewed: tuple[tuple[int, int], ...] | None = None
+    """For a document labelled by reviewers: the char spans they decided.  Only segments that
+    overlap one are labelled (with `spans`, the confirmed ones); None for a fully annotated
+    document such as CUAD's."""
+
+    def reviewed_segments(self, segments: list[Segment]) -> np.ndarray:
+        """Indices of the segments a reviewer's decision labels (every one for a full document)."""
+        if self.reviewed is None:
+            return np.arange(len(segments))
+        mask = segment_labels(segments, tuple(("reviewed", s, e) for s, e in self.reviewed), ("reviewed",))
+        return np.flatnonzero(mask[:, 0])
 
     def segments(self) -> list[Segment]:
         """The segments the pipeline would cut: the text is one plain page, as CUAD's txt/ files are."""
@@ -51,6 +67,30 @@ def load_cuad(data_dir: Path) -> list[LabelledDocument]:
             text=(data_dir / row["txt"]).read_text(encoding="utf-8"),
             spans=tuple(spans[row["master_clauses_filename"]]),
         )
+        for row in rows
+    ]
+
+
+def load_reviewed(folder: Path) -> list[LabelledDocument]:
+    """The contracts of a `clausemill review export --training` folder (files.csv, txt/,
+    spans.jsonl whose rows carry `label`): confirmed spans are positives, and every decided
+    span, confirmed or rejected, bounds where the document is labelled."""
+    confirmed: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
+    decided: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    with open(folder / "spans.jsonl", encoding="utf-8") as stream:
+        for line in stream:
+            span = json.loads(line)
+            start, end = int(span["start"]), int(span["end"])
+            decided[span["filename"]].append((start, end))
+            if span.get("label", True):
+                confirmed[span["filename"]].append((span["category"], start, end))
+    with open(folder / "files.csv", newline="", encoding="utf-8") as stream:
+        rows = sorted(csv.DictReader(stream), key=lambda row: row["master_clauses_filename"])
+    return [
+        LabelledDocument(name=Path(row.get("pdf") or row["master_clauses_filename"]).name,
+                         text=(folder / row["txt"]).read_text(encoding="utf-8"),
+                         spans=tuple(confirmed[row["master_clauses_filename"]]),
+                         reviewed=tuple(decided[row["master_clauses_filename"]]))
         for row in rows
     ]
 

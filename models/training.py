@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from models.batching import BatchLimits
 from models.calibration import apply_platt, fit_per_category
 from models.checkpoint import round_to_storage, save_checkpoint
 from models.config import ModelConfig
-from models.corpus import LabelledDocument, load_cuad, read_split, segment_labels
+from models.corpus import LabelledDocument, load_cuad, load_reviewed, read_split, segment_labels
 from models.encoded import EncodedSegments, cached_encode
 from models.features import segment_features
 from models.fitting import (
@@ -52,7 +52,7 @@ from models.network import ClauseNetwork
 from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability
 from models.selection import macro_average_precision
 from models.runtime import compute_dtype, pick_device
-from models.sampling import sample_segments
+from models.sampling import Sample, sample_segments
 
 REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "docs" / "validation_split.txt"
@@ -91,8 +91,9 @@ class _Rows:
 
 def train(data: Path, out: Path, *, split_file: Path = SPLIT_FILE, config: ModelConfig | None = None,
           settings: TrainSettings | None = None, device: str | None = None, cache: Path | None = None,
-          log: Callable[[str], None] = print) -> TrainReport:
-    """Train on the CUAD folder `data` minus the validation split; write the checkpoint to `out`.
+          extra: Sequence[Path] = (), log: Callable[[str], None] = print) -> TrainReport:
+    """Train on the CUAD folder `data` minus the validation split, plus the reviewers' labels of
+    each `extra` folder (`clausemill review export --training`); write the checkpoint to `out`.
 
     `cache` (a folder) keeps the backbone outputs between runs: retraining with other head
     settings then takes minutes.  Device: CUDA when present unless `device` says otherwise.
@@ -100,6 +101,11 @@ def train(data: Path, out: Path, *, split_file: Path = SPLIT_FILE, config: Model
     validation = read_split(split_file)
     documents = [d for d in load_cuad(data) if d.name not in validation]
     log(f"{len(documents)} training contracts ({len(validation)} validation contracts left out)")
+    for folder in extra:
+        reviewed = [d for d in load_reviewed(folder) if d.name not in validation]
+        log(f"{len(reviewed)} reviewed contracts from {folder} ({sum(len(d.reviewed or ()) for d in reviewed)} "
+            "decided spans; only those are labelled)")
+        documents += reviewed
     return train_on_documents(documents, out, config=config, settings=settings, device=device, cache=cache, log=log)
 
 
@@ -172,15 +178,20 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
 def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...], settings: TrainSettings,
                  rng: np.random.Generator) -> _Rows:
     """Segment, label and sample every document; pick the calibration contracts."""
-    order = rng.permutation(len(documents))
-    n_calibration = max(1, round(len(documents) * settings.calibration_share)) if len(documents) > 1 else 0
-    calibration_docs = set(order[:n_calibration].tolist())
+    full = [number for number, doc in enumerate(documents) if doc.reviewed is None]
+    order = rng.permutation(len(full))
+    n_calibration = max(1, round(len(full) * settings.calibration_share)) if len(full) > 1 else 0
+    calibration_docs = {full[i] for i in order[:n_calibration].tolist()}
     texts, features, labels, weights, document, calibration = [], [], [], [], [], []
     for number, doc in enumerate(documents):
         segments = doc.segments()
         doc_labels = segment_labels(segments, doc.spans, categories)
-        rate = 1.0 if number in calibration_docs else settings.negative_rate
-        sample = sample_segments(doc_labels, rate, rng)
+        if doc.reviewed is not None:  # reviewers' labels: only what they decided, never calibration
+            reviewed = doc.reviewed_segments(segments)
+            sample = Sample(reviewed, np.ones(len(reviewed), dtype=np.float32))
+        else:
+            rate = 1.0 if number in calibration_docs else settings.negative_rate
+            sample = sample_segments(doc_labels, rate, rng)
         doc_features = segment_features(segments)
         texts += [segments[i].text for i in sample.indices]
         features.append(doc_features[sample.indices])

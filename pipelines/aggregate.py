@@ -25,6 +25,7 @@ from pipelines.playbook.severity import (
 from pipelines.playbook.values import normalize
 from pipelines.terms import FIELDS as READ_FIELDS
 from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
+from pipelines.review.recalibration import Calibration
 from pipelines.review.budget import Budget, ReviewItem, best_per_category, in_audit_sample, p_wrong, priority, within_budget
 from pipelines.sides import Sides, find_sides
 
@@ -104,6 +105,8 @@ class DocumentAssessment:
     risk_score: float
     risk_level: str
     sides: Sides = field(default_factory=Sides)
+    calibration: int | None = None
+    """The reviewer calibration (pipelines.review.recalibration) its confidences went through."""
 
     def shown(self) -> list[MergedFinding]:
         """Findings worth showing a person: those at or above the playbook's floor."""
@@ -130,6 +133,7 @@ class DocumentAssessment:
             "risk_score": self.risk_score,
             "risk_level": self.risk_level,
             "sides": self.sides.to_dict(),
+            "calibration": self.calibration,
         }
 
     @classmethod
@@ -150,6 +154,7 @@ class DocumentAssessment:
             risk_score=data["risk_score"],
             risk_level=data["risk_level"],
             sides=Sides.from_dict(data.get("sides")),
+            calibration=data.get("calibration"),
         )
 
 
@@ -164,16 +169,21 @@ def finding_from_dict(data: dict) -> Finding:
 
 
 def aggregate_document(
-    findings: list[Finding], playbook: Playbook, page_count: int | None = None, budget: Budget = Budget()
+    findings: list[Finding], playbook: Playbook, page_count: int | None = None, budget: Budget = Budget(),
+    calibration: Calibration | None = None,
 ) -> DocumentAssessment:
     """Assess one document's raw findings against `playbook`.
 
     Findings with source "playbook" are ignored: the playbook's issues are always recomputed
     here, so assessing stored findings again gives the same result.  `page_count`, when
-    known, lets evidence on the last page count as the signature block.
+    known, lets evidence on the last page count as the signature block.  `calibration`, the
+    latest fitted from reviewers' decisions, maps each merged confidence before anything is
+    decided on it.
     """
     values = {f.category: f for f in findings if f.note == VALUE_NOTE}
     merged = merge_findings([f for f in findings if f.note != VALUE_NOTE], playbook)
+    if calibration is not None:
+        merged = [MergedFinding(calibration.recalibrated(m.finding), m.evidence) for m in merged]
     key_terms = resolve_key_terms(merged, playbook.thresholds, page_count, values)
     contract_type = key_terms.get(CONTRACT_TYPE)
     playbook = playbook.for_type(contract_type.value if contract_type is not None else None)
@@ -192,6 +202,7 @@ def aggregate_document(
         risk_score=score,
         risk_level=level,
         sides=sides,
+        calibration=calibration.version if calibration is not None else None,
     )
 
 
@@ -381,12 +392,13 @@ def _review_items(
             rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present), budget)
             call = "reported as present" if f.confidence >= t.present else "not reported"
             items.append(ReviewItem(f, f"Is this {f.category}? The machine is unsure ({f.confidence:.2f}; {call}).",
-                                    rank_, parts))
+                                    rank_, {**parts, "question": "presence"}))
         elif f.confidence >= t.review_below and in_audit_sample(f, budget.sample_rate):
             rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present), budget)
             items.append(ReviewItem(f, f"Audit sample: a confident {f.category} finding checked at random, so "
                                     "reviewers' labels also cover what the machine is sure of.", rank_,
-                                    {**parts, "sample": 1.0}))
+                                    {**parts, "question": "presence", "sample": 1.0,
+                                     "sample_rate": budget.sample_rate}))
     for term in key_terms.values():
         if term.conflict:
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)

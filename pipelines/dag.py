@@ -51,6 +51,8 @@ class StageSpec:
     """For the parallel analysers, the producer name their findings are stored under."""
     task: str | None = None
     """The task name's last part, where it differs from the stage's name."""
+    doing: str = "working on this file"
+    """What the stage does, for a person: "the worker crashed twice while {doing}"."""
 
     @property
     def task_name(self) -> str:
@@ -62,14 +64,17 @@ class StageSpec:
 
 
 STAGES: tuple[StageSpec, ...] = (
-    StageSpec(Stage.INGEST, Queue.CPU, "ingest_time_limit_s"),
-    StageSpec(Stage.EXTRACT, Queue.CPU, "extract_time_limit_s"),
-    StageSpec(Stage.OCR, Queue.CPU, "ocr_page_time_limit_s", stores_result=True, per_page=True, task="ocr_page"),
-    StageSpec(Stage.SEGMENT, Queue.CPU, "extract_time_limit_s"),
-    StageSpec(Stage.ANALYSE_RULES, Queue.CPU, "analyse_time_limit_s", analyser="rules"),
-    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model"),
-    StageSpec(Stage.AGGREGATE, Queue.CPU, "analyse_time_limit_s"),
-    StageSpec(Stage.PERSIST, Queue.CPU, "ingest_time_limit_s"),
+    StageSpec(Stage.INGEST, Queue.CPU, "ingest_time_limit_s", doing="opening this file"),
+    StageSpec(Stage.EXTRACT, Queue.CPU, "extract_time_limit_s", doing="extracting the text of this file"),
+    StageSpec(Stage.OCR, Queue.CPU, "ocr_page_time_limit_s", stores_result=True, per_page=True, task="ocr_page",
+              doing="reading a page of this file by OCR"),
+    StageSpec(Stage.SEGMENT, Queue.CPU, "extract_time_limit_s", doing="cutting this file into clauses"),
+    StageSpec(Stage.ANALYSE_RULES, Queue.CPU, "analyse_time_limit_s", analyser="rules",
+              doing="applying the rules to this file"),
+    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model",
+              doing="running the model on this file"),
+    StageSpec(Stage.AGGREGATE, Queue.CPU, "analyse_time_limit_s", doing="assessing this file"),
+    StageSpec(Stage.PERSIST, Queue.CPU, "ingest_time_limit_s", doing="saving the results of this file"),
 )
 SPECS: dict[Stage, StageSpec] = {spec.stage: spec for spec in STAGES}
 

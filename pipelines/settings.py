@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     ocr_page_time_limit_s: int = 300
     analyse_time_limit_s: int = 900
     infrastructure_retries: int = 5
+    # A task whose deliveries killed their worker (out of memory, a segfault, the hard time
+    # limit) this many times ends its document `failed` instead of being delivered forever.
+    max_worker_crashes: int = Field(default=2, ge=1)
 
     # The recovery sweep (workers/recovery.py): a document whose stage has not moved for that
     # stage's hard time limit plus the margin is sent again from its last completed stage, at
@@ -96,6 +99,12 @@ class Settings(BaseSettings):
     # and the share of confident findings sent to review at random (an unbiased sample).
     review_items_per_contract: int = Field(default=5, ge=0)
     review_sample_rate: float = Field(default=0.02, ge=0.0, le=1.0)
+    # A contract's business stakes in its items' priority (`--tier`, `--register`): each
+    # tier's weight (JSON in the environment: '{"standard": 1, "vip": 3}'), and the value
+    # above which a contract's value starts to count (1 + log10(value / reference)).
+    review_tiers: dict[str, float] = Field(default_factory=lambda: {"standard": 1.0, "important": 2.0,
+                                                                    "critical": 4.0})
+    review_value_reference: float = Field(default=100_000.0, gt=0)
 
     # Monitoring: Flower's basic auth ("user:password", comma-separated for several; from the
     # environment or clausemill.toml, never the repository) and the metrics endpoint's port.

@@ -7,6 +7,7 @@ step replaces what it wrote before, which is what makes a redelivered task harml
 """
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,9 +15,10 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from pipelines import logs
-from pipelines.dag import SPECS, Stage, analyser_stages
+from pipelines.dag import SPECS, Stage, StageSpec, analyser_stages
 from pipelines.datamodel import DocumentFailed, Finding, Segment
-from pipelines.settings import Settings
+from pipelines.review.budget import ContractStakes, contract_stakes
+from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
 from storage import repository
 from storage.database import session_scope
 from storage.schema import utcnow
@@ -57,6 +59,24 @@ def begin(settings: Settings, document_id: int) -> DocumentRef | None:
         with session_scope(settings.effective_database_url) as session:
             repository.touch_if_idle(session, document_id, idle_since)
     return ref
+
+
+def start_delivery(settings: Settings, doc: DocumentRef, spec: StageSpec, task: str) -> None:
+    """Count this delivery of `task` before its work starts.  Earlier ones that never ended
+    (end_delivery) died with their worker; after `max_worker_crashes` of them the file is a
+    poison pill, and the document ends `failed` instead of taking down the next worker."""
+    with session_scope(settings.effective_database_url) as session:
+        crashed = repository.start_delivery(session, doc.id, task)
+    if crashed >= settings.max_worker_crashes:
+        times = {1: "once", 2: "twice"}.get(crashed, f"{crashed} times")
+        raise DocumentFailed(spec.stage, f"the worker crashed {times} while {spec.doing} (it ran out of memory, "
+                                         f"crashed, or was killed at the {spec.time_limit_s(settings) + HARD_LIMIT_GRACE_S} "
+                                         "s hard time limit); it is not tried again")
+
+
+def end_delivery(settings: Settings, document_id: int, task: str) -> None:
+    with session_scope(settings.effective_database_url) as session:
+        repository.end_delivery(session, document_id, task)
 
 
 def complete_stage(settings: Settings, document_id: int, stage: Stage, seconds: float) -> set[str]:
@@ -183,26 +203,44 @@ def playbook_for(options: dict):  # type: ignore[no-untyped-def]
     return playbook.as_party(tuple(options.get("party") or ()))
 
 
+def stakes_of(settings: Settings, options: dict, doc: DocumentRef, filename: str) -> ContractStakes:
+    """The contract's tier and value: its row of the batch's register, else the batch's tier."""
+    entry = (options.get("register") or {}).get(filename) or {}
+    tier = entry.get("tier", options.get("tier"))
+    try:
+        return contract_stakes(tier, entry.get("value"), settings.review_tiers, settings.review_value_reference)
+    except ValueError as error:  # a tier this worker's settings do not know: weigh it as standard
+        logs.log(f"review priority: {error}; weighed as standard", stage=Stage.AGGREGATE, batch_id=doc.batch_id,
+                 sha256=doc.sha256, document_id=doc.id, level=logging.WARNING)
+        return contract_stakes(None, entry.get("value"), settings.review_tiers, settings.review_value_reference)
+
+
 def aggregate(settings: Settings, doc: DocumentRef) -> None:
     """Merge the analysers' evidence, apply the playbook, queue what needs a person."""
     from pipelines.aggregate import aggregate_document
     from pipelines.review.budget import Budget
+    from pipelines.review.double_review import mark_double_review
+    from pipelines.review.recalibration import uncalibrated
 
     with session_scope(settings.effective_database_url, write=False) as session:
         findings = repository.load_findings(session, doc.id, settings.analysers)
         options = repository.batch_options(session, doc.batch_id)
-        page_count = repository.get_document(session, doc.id).page_count
+        document = repository.get_document(session, doc.id)
+        page_count, filename = document.page_count, document.filename
+        calibration = repository.latest_calibration(session)
     due = options.get("due")
     budget = Budget(settings.review_items_per_contract, settings.review_sample_rate,
-                    due=date.fromisoformat(due) if due else None)
-    assessment = aggregate_document(findings, playbook_for(options), page_count, budget)
+                    due=date.fromisoformat(due) if due else None, contract=stakes_of(settings, options, doc, filename))
+    assessment = aggregate_document(findings, playbook_for(options), page_count, budget, calibration)
     merged = [m.finding for m in assessment.findings] + [i.finding for i in assessment.issues]
     review = [
         {"category": r.finding.category, "reason": r.reason, "priority": r.priority,
          "evidence": {"text": r.finding.text, "page": r.finding.page, "start": r.finding.start, "end": r.finding.end,
-                      "priority_parts": r.parts}}
+                      "confidence": r.finding.confidence, "uncalibrated": uncalibrated(r.finding),
+                      "source": r.finding.source, "calibration": assessment.calibration, "priority_parts": r.parts}}
         for r in assessment.review
     ]
+    review = mark_double_review(review, float(options.get("double_review") or 0.0), doc.sha256 or str(doc.id))
     with session_scope(settings.effective_database_url) as session:
         repository.replace_findings(session, doc.id, "aggregate", merged)
         repository.replace_review_items(session, doc.id, review)

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from pipelines import datamodel as dm
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, BatchStatus, DocumentStatus
+from pipelines.review.recalibration import Calibration
 from storage import schema
 from storage.schema import utcnow
 
@@ -47,6 +48,7 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
             document.status, document.stage, document.reason, document.duplicate_of = DocumentStatus.PENDING, None, None, None
             document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
             document.attempts, document.fingerprint, document.carried_from = 1, None, None
+            document.unfinished = None  # a re-run is a person's choice to try again
         ids.append(document.id)
     return ids
 
@@ -219,6 +221,24 @@ def pages_waiting_for_ocr(session: Session, document_id: int) -> list[int]:
     return [p.number for p in load_pages(session, document_id) if p.needs_ocr]
 
 
+def start_delivery(session: Session, document_id: int, task: str) -> int:
+    """Record that a delivery of `task` starts; returns how many earlier ones never ended."""
+    document = session.get(schema.Document, document_id, with_for_update=True)
+    if document is None:
+        raise LookupError(f"document {document_id} does not exist")
+    unfinished = dict(document.unfinished or {})
+    crashed = int(unfinished.get(task, 0))
+    document.unfinished = {**unfinished, task: crashed + 1}
+    return crashed
+
+
+def end_delivery(session: Session, document_id: int, task: str) -> None:
+    """The delivery ended, however: its step returned or raised, so no worker died in it."""
+    document = session.get(schema.Document, document_id, with_for_update=True)
+    if document is not None and (document.unfinished or {}).get(task):
+        document.unfinished = {k: v for k, v in document.unfinished.items() if k != task} or None
+
+
 def _lock_document(session: Session, document_id: int) -> None:
     """Serialize replace-writes of one document: two deliveries of a task running at once
     would otherwise both delete (seeing none of the other's rows) and both insert."""
@@ -344,14 +364,19 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
     """Items: {category, reason, priority, evidence}; the document's undecided items are replaced.
 
     A decided item stays, with its trail, and the same finding (category and span) is not
-    queued again: re-running an audit does not hand reviewers work they already did.
+    queued again: re-running an audit does not hand reviewers work they already did.  So does
+    a double-reviewed item with its first decision, which waits for its second.
     """
+    from pipelines.review.double_review import reviews_needed
+    from pipelines.review.queue import standing_reviewers
+
     _lock_document(session, document_id)
-    decided = session.scalars(select(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id)
-                              .where(schema.ReviewItem.status == "decided")).all()
-    done = {_review_key(d.category, d.evidence) for d in decided}
+    kept = [i for i in session.scalars(select(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id)
+                                       .where((schema.ReviewItem.status == "decided") | (schema.ReviewItem.version > 1)))
+            if i.status == "decided" or (reviews_needed(i.evidence) > 1 and standing_reviewers(session, i.id))]
+    done = {_review_key(k.category, k.evidence) for k in kept}
     session.execute(delete(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id)
-                    .where(schema.ReviewItem.status != "decided"))
+                    .where(schema.ReviewItem.id.not_in([k.id for k in kept])))
     session.add_all(
         schema.ReviewItem(document_id=document_id, category=i["category"], reason=i["reason"],
                           priority=float(i["priority"]), evidence=i.get("evidence", {}),
@@ -460,3 +485,50 @@ def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] 
         finished_at=batch.finished_at.isoformat(timespec="seconds") if batch.finished_at else None,
         documents=documents,
     )
+
+
+def latest_calibration(session: Session) -> Calibration | None:
+    """The reviewer calibration new audits apply (pipelines.review.recalibration), if any was fitted."""
+    row = session.scalars(select(schema.Calibration).order_by(schema.Calibration.id.desc()).limit(1)).first()
+    return Calibration.from_row(row.id, row.params) if row is not None else None
+
+
+def load_calibration(session: Session, version: int) -> Calibration | None:
+    row = session.get(schema.Calibration, version)
+    return Calibration.from_row(row.id, row.params) if row is not None else None
+
+
+def save_calibration(session: Session, decisions: int, params: dict, report: dict) -> int:
+    """A new calibration version (never replaces one: findings name the version they went through)."""
+    row = schema.Calibration(decisions=decisions, params=params, report=report)
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def item_trails(session: Session, batch_id: str | None = None) -> dict[int, list[dict]]:
+    """Each review item's decisions in the order they were made (of one batch, or all), as
+    dicts with action, reason, previous, new and document_id; a decision whose item was
+    deleted keeps a key of its own."""
+    query = select(schema.ReviewDecision).order_by(schema.ReviewDecision.id)
+    if batch_id is not None:
+        query = (query.join(schema.Document, schema.Document.id == schema.ReviewDecision.document_id)
+                 .where(schema.Document.batch_id == batch_id))
+    trails: dict[int, list[dict]] = {}
+    for row in session.scalars(query):
+        trails.setdefault(row.item_id if row.item_id is not None else -row.id, []).append(
+            {"action": row.action, "reason": row.reason, "new": row.new or {}, "previous": row.previous or {},
+             "document_id": row.document_id})
+    return trails
+
+
+def presence_items(session: Session) -> dict[tuple[str, bool], int]:
+    """How many presence items ("Is this X?", or the audit sample) each (category, sampled)
+    has, decided or not: what recalibration weighs reviewers' labels by."""
+    counts: dict[tuple[str, bool], int] = {}
+    for category, evidence in session.execute(select(schema.ReviewItem.category, schema.ReviewItem.evidence)):
+        parts = (evidence or {}).get("priority_parts") or {}
+        if parts.get("question") == "presence":
+            key = (category, bool(parts.get("sample")))
+            counts[key] = counts.get(key, 0) + 1
+    return counts

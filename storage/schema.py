@@ -78,6 +78,9 @@ class Document(Base):
     a nightly run skips a document whose fingerprint was already audited."""
     carried_from: Mapped[int | None] = mapped_column(Integer)
     """The earlier document whose results this one carries over (incremental audits)."""
+    unfinished: Mapped[dict | None] = mapped_column(JSON)
+    """Per task (a stage, or "ocr:PAGE"), its deliveries that started and never ended: each
+    one a worker that died or was killed at the hard time limit (poison-pill detection)."""
 
     batch: Mapped[Batch] = relationship(back_populates="documents")
 
@@ -258,3 +261,17 @@ class ScheduleRun(Base):
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
     summary: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class Calibration(Base):
+    """A calibration fitted from reviewers' decisions (`clausemill recalibrate`); its id is the
+    version a finding records.  Rows are only added: the latest one applies to new audits, and
+    an older finding can still say which one it was scored with."""
+
+    __tablename__ = "calibrations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    decisions: Mapped[int] = mapped_column(Integer)
+    params: Mapped[dict] = mapped_column(JSON)  # category -> {"scale": a, "bias": b}
+    report: Mapped[dict] = mapped_column(JSON)  # category -> reliability before/after

@@ -213,3 +213,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         url = env["CLAUSEMILL_DATABASE_URL"]
     upgrade(url)
     return url
+
+
+def processes_using(data_dir: str) -> list[int]:
+    """Processes whose environment points at this data dir: workers that outlived their run."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if f"CLAUSEMILL_DATA_DIR={data_dir}".encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found

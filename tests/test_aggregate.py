@@ -134,7 +134,7 @@ def test_low_confidence_findings_are_queued_by_priority(playbook):
         ("Non-Compete", WEIGHTS["high"] * 0.4),
         ("Cap On Liability", WEIGHTS["medium"] * 0.3),  # a doubtful cap matters as much as a missing one
     ]
-    assert a.review[0].parts == {"stakes": "high", "weight": WEIGHTS["high"], "p_wrong": 0.4}
+    assert a.review[0].parts == {"stakes": "high", "weight": WEIGHTS["high"], "p_wrong": 0.4, "question": "presence"}
     assert "reported as present" in a.review[0].reason and "not reported" in a.review[1].reason
     assert DocumentAssessment.from_dict(a.to_dict()).review == a.review
     assert [m.finding.category for m in a.shown()] == ["Cap On Liability", "Non-Compete", "Insurance"]

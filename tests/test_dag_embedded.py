@@ -10,9 +10,10 @@ from html import escape
 from pathlib import Path
 
 import openpyxl
+import pytest
 from sqlalchemy import func, select
 
-from conftest import REPO, expected_outcomes, run_cli, wait_until
+from conftest import REPO, expected_outcomes, processes_using, run_cli, wait_until
 from pipelines.datamodel import BatchResult
 from storage import repository, schema
 from storage.database import session_scope
@@ -80,18 +81,6 @@ def assert_reports_cover_the_batch(out: Path, batch: BatchResult) -> None:
     assert {row[file_column] for row in rows[1:]} == names
 
 
-def processes_using(data_dir: str) -> list[int]:
-    """Processes whose environment points at this data dir: workers that outlived their run."""
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if f"CLAUSEMILL_DATA_DIR={data_dir}".encode() in environ.read_bytes().split(b"\0"):
-                found.append(int(environ.parent.name))
-        except OSError:
-            continue
-    return found
-
-
 def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "report"
     result = run_cli(["audit", str(sample_dir), "--out", str(out), "--batch-id", "samples"], embedded_env)
@@ -125,7 +114,10 @@ def test_rerunning_a_batch_is_idempotent(sample_dir: Path, embedded_env: dict[st
     assert_no_duplicate_findings(url, "again")
 
 
-def test_ctrl_c_stops_the_embedded_workers(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_the_embedded_workers(stop: signal.Signals, sample_dir: Path,
+                                                      embedded_env: dict[str, str], tmp_path: Path) -> None:
+    """Ctrl-C, or SIGTERM as `timeout`, systemd or docker send it to the audit process alone."""
     # SIGINT as a terminal delivers it: a shell's background job (`make test &`) starts its
     # children with SIGINT ignored, which Python then keeps.
     audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out", str(tmp_path / "o")],
@@ -133,9 +125,9 @@ def test_ctrl_c_stops_the_embedded_workers(sample_dir: Path, embedded_env: dict[
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     data_dir = embedded_env["CLAUSEMILL_DATA_DIR"]
     wait_until(lambda: len(processes_using(data_dir)) >= 3, timeout=60, message="embedded workers to start")
-    audit.send_signal(signal.SIGINT)
+    audit.send_signal(stop)
     output = audit.communicate(timeout=60)[0].decode()
-    assert audit.returncode == 130, output
+    assert audit.returncode == 128 + stop, output
     assert "Interrupted" in output
     wait_until(lambda: not processes_using(data_dir), timeout=10, message="workers to exit")
 

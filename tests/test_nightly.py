@@ -20,7 +20,7 @@ import pytest
 from icalendar import Calendar
 from sqlalchemy import func, select
 
-from conftest import REPO, WorkerProcess, run_cli, wait_until, free_port
+from conftest import REPO, WorkerProcess, free_port, processes_using, run_cli, wait_until
 from pipelines.aggregate import DocumentAssessment, aggregate_document
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, DocumentResult, DocumentStatus, RunState
@@ -437,6 +437,23 @@ def test_nightly_refuses_bad_input_with_a_clear_message(embedded_env: dict[str, 
     assert bad_date.returncode == 2 and "is not a date like 2026-12-31" in bad_date.stderr
     bad_cron = run_cli(["scheduler"], {**embedded_env, "CLAUSEMILL_NIGHTLY_CRON": "0 2 * *", "CLAUSEMILL_NIGHTLY_PATHS": str(tmp_path)})
     assert bad_cron.returncode == 2 and "must have five fields" in bad_cron.stderr
+
+
+@pytest.mark.parametrize("command", ["nightly", "scheduler"])
+def test_sigterm_stops_nightly_and_the_scheduler_with_their_embedded_workers(
+        command: str, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    """SIGTERM, as systemd or `timeout` sends it to the command alone, leaves no process behind."""
+    repo = small_repo(tmp_path)
+    env = {**embedded_env, "CLAUSEMILL_NIGHTLY_PATHS": str(repo)}
+    args = ["nightly", str(repo)] if command == "nightly" else ["scheduler"]
+    process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args, "--out", str(tmp_path / "out")],
+                               env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    data_dir = env["CLAUSEMILL_DATA_DIR"]
+    wait_until(lambda: len(processes_using(data_dir)) >= 3, timeout=60, message="embedded workers to start")
+    process.send_signal(signal.SIGTERM)
+    output = process.communicate(timeout=90)[0].decode()
+    assert process.returncode in ((143,) if command == "nightly" else (0, 143)), output
+    wait_until(lambda: not processes_using(data_dir), timeout=20, message="workers to exit")
 
 
 # --- real schedulers on one PostgreSQL and Redis ---------------------------------------------

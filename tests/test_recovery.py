@@ -193,3 +193,37 @@ def test_a_redis_restart_mid_batch_loses_nothing(sample_dir: Path, server_env: d
     assert recovery_count(url, "restarted") >= 1
     status = run_cli(["status", "restarted"], env)
     assert "restarted: done" in status.stdout
+
+
+def ocr_crashes_in_flight(url: str, batch_id: str) -> int:
+    """The most deliveries one OCR page of the batch has started without ending."""
+    with session_scope(url) as session:
+        rows = session.scalars(select(schema.Document.unfinished).where(schema.Document.batch_id == batch_id)).all()
+    return max((count for row in rows if row for key, count in row.items() if key.startswith("ocr:")), default=0)
+
+
+def test_a_file_that_crashes_its_worker_twice_ends_failed_and_the_batch_completes(
+        sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    """A poison pill: each delivery of one OCR page kills the worker process running it (SIGKILL,
+    as the OOM killer does).  The third delivery is refused, the rest of the batch completes."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("scanned-distribution-agreement.pdf", "msa-meridian-granite.txt"):
+        (folder / name).symlink_to(sample_dir / name)
+    env = {**server_env, "CLAUSEMILL_MODEL_ENABLED": "false"}
+    url = env["CLAUSEMILL_DATABASE_URL"]
+    worker = start_worker(env, "cpu", 1)
+    audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(folder), "--out", str(tmp_path / "out"),
+                              "--batch-id", "poison"], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    for crash in (1, 2):
+        wait_until(lambda: ocr_crashes_in_flight(url, "poison") == crash, timeout=120, interval=0.02,
+                   message=f"delivery {crash} of an OCR page")
+        for child in worker.children():  # the pool process running the page; the worker starts another
+            subprocess.run(["kill", "-9", str(child)], check=False)
+    output = audit.communicate(timeout=300)[0].decode()
+    assert audit.returncode == 0, output
+    documents = {d.filename: d for d in load_batch(url, "poison").documents}
+    scanned = documents["scanned-distribution-agreement.pdf"]
+    assert scanned.status is DocumentStatus.FAILED and scanned.stage is Stage.OCR
+    assert "the worker crashed twice while reading a page of this file by OCR" in scanned.reason
+    assert documents["msa-meridian-granite.txt"].status is DocumentStatus.DONE

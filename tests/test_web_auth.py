@@ -156,7 +156,7 @@ def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
         assert page.status_code == 200 and "Review queue" in page.text and "alice" in page.text
         assert client.get("/api/items").status_code == 200
         assert client.get("/api/openapi.json").json()["paths"].keys() == {  # the API, not the pages
-            "/api/items", "/api/items/next", "/api/items/{item_id}", "/api/items/{item_id}/lease",
+            "/api/items", "/api/items/next", "/api/items/assign", "/api/items/{item_id}", "/api/items/{item_id}/lease",
             "/api/items/{item_id}/decision", "/api/undo"}
 
 

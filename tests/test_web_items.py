@@ -106,7 +106,7 @@ def test_the_trail_after_accept_correct_reject_and_undo(server: Server) -> None:
         assert decide(dee, rejected, "reject", reason="duplicate", comment="see above").status_code == 200
         undone = dee.post("/api/undo", headers=api(dee))
         assert undone.status_code == 200 and undone.json() == {"item_id": rejected["id"], "reviewer": "dee",
-                                                              "action": "undo", "version": 3}
+                                                              "action": "undo", "version": 3, "status": "open"}
         trails = {name: dee.get(f"/api/items/{i['id']}").json() for name, i in
                   (("accepted", accepted), ("corrected", corrected), ("rejected", rejected))}
     rows = {name: [(t["reviewer"], t["action"], t["item_version"], t["reason"], t["comment"]) for t in view["trail"]]

@@ -8,7 +8,7 @@ from pipelines.settings import Settings
 from web.auth import AuthGate
 from web.login_throttle import LoginThrottle
 from web.pages import templates
-from web.routes import items, login, ops, queue, users
+from web.routes import agreement, assign, items, login, ops, queue, users
 from web.secret_key import session_secret
 
 SESSION_COOKIE = "clausemill_session"
@@ -22,7 +22,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.templates = templates()
     app.state.throttle = LoginThrottle(settings.login_max_failures, settings.login_window_s)
     app.state.metrics = ops.metrics_registry(settings)
-    for module in (login, queue, items, users, ops):
+    for module in (login, queue, assign, items, users, agreement, ops):
         app.include_router(module.router)
     # The last middleware added runs first: the session is read before the gate looks at it.
     app.add_middleware(AuthGate, database_url=settings.effective_database_url)

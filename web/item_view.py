@@ -7,6 +7,10 @@ segment), and from the stored assessment what the machine said (confidence, sour
 version, a key term's value) and the playbook issue the finding raises.  An item is matched
 to the assessment's findings by category and overlapping span, as decisions are
 (pipelines.review.decisions).
+
+While a double-reviewed item waits for its second decision, a reviewer's page shows only
+their own decisions in its trail: the second review is independent only if the first one
+is not on the page.  Admins see the whole trail.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from pipelines.categories import CUAD_CATEGORIES, KEY_TERMS
 from pipelines.category_descriptions import description
 from pipelines.datamodel import PAGE_SEPARATOR, Box, Finding
 from pipelines.review.budget import same_evidence
+from pipelines.review.double_review import reviews_needed
 from pipelines.review.queue import trail
 from storage.schema import Document, Page, ReviewItem
 
@@ -109,6 +114,8 @@ class ItemView:
     machine: Machine | None
     issue: PlaybookIssue | None
     is_key_term: bool
+    reviews_needed: int = 1
+    """2 when two reviewers decide the item independently (its batch's double-review share)."""
     boxes: list[Box] = field(default_factory=list)
     previous_id: int | None = None
     next_id: int | None = None
@@ -159,6 +166,10 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
     key_term = assessment.get("key_terms", {}).get(item.category) or {}
     live = item.lease_until is not None and item.lease_until > now
     previous_id, next_id = _neighbours(session, item, visible_to)
+    needed = reviews_needed(evidence)
+    decisions = trail(session, item.id)
+    if needed > 1 and item.status == "open" and visible_to is not None:
+        decisions = [d for d in decisions if d.reviewer == visible_to]
     return ItemView(
         id=item.id, version=item.version, status=item.status, category=item.category,
         description=description(item.category), reason=item.reason, priority=item.priority,
@@ -170,9 +181,10 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
         machine=None if merged is None else Machine(merged.confidence, merged.source, merged.version,
                                                      merged.value or key_term.get("value")),
         issue=issue,
-        is_key_term=item.category in KEY_TERMS, boxes=boxes, previous_id=previous_id, next_id=next_id,
+        is_key_term=item.category in KEY_TERMS, reviews_needed=needed, boxes=boxes, previous_id=previous_id,
+        next_id=next_id,
         trail=[TrailEntry(d.id, d.reviewer, d.created_at, d.action, d.item_version, dict(d.previous or {}),
-                          dict(d.new or {}), d.reason, d.comment) for d in trail(session, item.id)])
+                          dict(d.new or {}), d.reason, d.comment) for d in decisions])
 
 
 def _int(value: object) -> int | None:

@@ -32,6 +32,20 @@ STATUSES = ("open", "decided", ANY_STATUS)
 """What the status filter offers (its Literal below says the same)."""
 
 
+def blank_is_none(value: object) -> object:
+    """A blank form field filters nothing; NUL characters are refused (PostgreSQL cannot even
+    compare such text)."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ValueError("must not contain a NUL character")
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def known_severity(value: str | None) -> str | None:
+    if value is not None and value not in WEIGHTS:
+        raise ValueError(f"severity is one of {', '.join(WEIGHTS)}")
+    return value
+
+
 class QueueFilters(BaseModel):
     """What a reviewer narrows the queue to; a blank field (an empty form input) filters nothing."""
 
@@ -47,16 +61,12 @@ class QueueFilters(BaseModel):
     @field_validator("batch", "contract", "category", "severity", "assignee", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
-        if isinstance(value, str) and "\x00" in value:  # PostgreSQL cannot even compare such text
-            raise ValueError("must not contain a NUL character")
-        return None if isinstance(value, str) and not value.strip() else value
+        return blank_is_none(value)
 
     @field_validator("severity")
     @classmethod
     def _known_severity(cls, value: str | None) -> str | None:
-        if value is not None and value not in WEIGHTS:
-            raise ValueError(f"severity is one of {', '.join(WEIGHTS)}")
-        return value
+        return known_severity(value)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,9 @@ from pipelines.dag import Queue
 from pipelines.settings import Settings
 from storage.database import get_engine
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+"""What stops `audit` (pipelines/cli/stopping.py) and, in a worker, a warm shutdown."""
+
 
 def worker_argv(settings: Settings, queue: str, concurrency: int | None, hostname: str | None = None) -> list[str]:
     """Celery worker arguments for one role: prefork for cpu, threads for gpu.
@@ -43,9 +46,9 @@ def run_worker(settings: Settings, queue: Queue, concurrency: int | None, hostna
 
     The schema is migrated before the worker forks its pool; a gpu worker loads the model in
     its start hook (workers/celery_app.py), before it takes its first task."""
-    # The embedded launcher starts workers with SIGINT blocked (EmbeddedWorkers.__enter__), and
-    # a blocked mask survives exec: a worker takes Ctrl-C / SIGINT like any Celery worker.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # The embedded launcher starts workers with SIGINT and SIGTERM blocked (EmbeddedWorkers.
+    # __enter__), and a blocked mask survives exec: a worker takes them like any Celery worker.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     get_engine(settings.effective_database_url)  # opened, so migrated, once before the pool forks
     from workers.celery_app import create_app
 
@@ -86,16 +89,16 @@ class EmbeddedWorkers:
         reset_embedded_broker(self.settings)
         get_engine(self.settings.effective_database_url)  # migrated here, not raced by the workers
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        # A Ctrl-C while the workers start must not leave one running: `with` calls __exit__
-        # only once __enter__ has returned.  SIGINT waits until every Popen has its process,
-        # then lands inside the try, which stops what was started.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # A Ctrl-C or SIGTERM while the workers start must not leave one running: `with` calls
+        # __exit__ only once __enter__ has returned.  The signal waits until every Popen has its
+        # process, then lands inside the try, which stops what was started.
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             try:
                 for queue in self.roles:
                     self._start(queue)
             finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         except BaseException:
             self.stop()
             raise

@@ -60,15 +60,24 @@ def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> T
     def run(self: Task, document_id: int, *args: Any) -> None:
         doc = None
         error: BaseException | None = None
+        delivery = f"{spec.stage}:{args[0]}" if spec.per_page else str(spec.stage)
+        counted = False
         try:
             doc = steps.begin(settings, document_id)
             if doc is None:
                 return None  # the document already ended: a late or repeated delivery
+            counted = True
+            steps.start_delivery(settings, doc, spec, delivery)  # a poison pill fails here
             started = time.perf_counter()
             step(doc, *args)
             _record_completion(app, settings, spec, document_id, time.perf_counter() - started)
         except Exception as caught:  # noqa: BLE001 - every ending is decided by outcome()
             error = caught
+        if counted:
+            try:
+                steps.end_delivery(settings, document_id, delivery)
+            except Exception as caught:  # noqa: BLE001 - the database went away: retried like the step
+                error = error or caught
         fields = {"stage": spec.stage, "batch_id": doc and doc.batch_id, "sha256": doc and doc.sha256,
                   "document_id": document_id}
         match outcome(error, self.request.retries, limits):

@@ -45,6 +45,7 @@ from pipelines.aggregate import DocumentAssessment, aggregate_document  # noqa: 
 from pipelines.datamodel import DocumentStatus  # noqa: E402
 from pipelines.playbook import checks, load_playbook  # noqa: E402
 from pipelines.review.budget import Budget  # noqa: E402
+from pipelines.review.recalibration import Calibration  # noqa: E402
 from storage import repository, schema  # noqa: E402
 
 SPANS = REPO.parent / "shared" / "data" / "cuad" / "spans.jsonl"
@@ -82,7 +83,8 @@ def load_snippets(filenames: set[str]) -> Snippets:
     return snippets
 
 
-def assess(data_dir: Path, budget: Budget = Budget()) -> dict[str, DocumentAssessment]:
+def assess(data_dir: Path, budget: Budget = Budget(),
+           calibration: Calibration | None = None) -> dict[str, DocumentAssessment]:
     """Each done document's assessment, recomputed from its stored raw findings."""
     playbook = load_playbook(None)
     engine = create_engine(f"sqlite:///file:{data_dir / 'clausemill.sqlite'}?mode=ro&uri=true")
@@ -90,7 +92,7 @@ def assess(data_dir: Path, budget: Budget = Budget()) -> dict[str, DocumentAsses
     with Session(engine) as session:
         for doc in session.scalars(select(schema.Document).where(schema.Document.status == DocumentStatus.DONE)):
             findings = repository.load_findings(session, doc.id, ANALYSERS)
-            out[doc.filename] = aggregate_document(findings, playbook, doc.page_count, budget)
+            out[doc.filename] = aggregate_document(findings, playbook, doc.page_count, budget, calibration)
     return out
 
 

@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import batches, data, intake, monitoring, nightly, processes, review, users, web
+from pipelines.cli import batches, data, feedback, intake, monitoring, nightly, processes, review, stopping, users, web
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
+
+
+@app.callback()
+def _every_command() -> None:
+    stopping.stop_on_sigterm()
+
 
 # One module per kind of use; each command is a plain function registered here, in the order
 # `clausemill --help` lists them.
 for command in (batches.audit, batches.status, batches.report, intake.watch, intake.intake,
                 nightly.nightly, nightly.scheduler,
                 processes.worker, processes.migrate, monitoring.flower, monitoring.metrics, data.samples, data.train,
-                web.serve):
+                web.serve, feedback.recalibrate):
     app.command()(command)
 app.add_typer(review.review, name="review")
 app.add_typer(users.users, name="users")

@@ -11,6 +11,7 @@ import typer
 
 from pipelines import logs
 from pipelines.cli.console import console
+from pipelines.cli.stopping import exit_code
 from pipelines.cli.outputs import write_outputs
 from pipelines.cli.progress import wait_for_batch
 from pipelines.settings import Settings, get_settings
@@ -36,9 +37,34 @@ PartyOption = Annotated[Optional[list[str]], typer.Option(
     "CLAUSEMILL_OUR_PARTY, else the playbook's `we:`.")]
 
 
-def batch_options(playbook: Path | None, view: str, party: list[str] | None = None, due: str | None = None) -> dict:
+TierOption = Annotated[Optional[str], typer.Option(
+    help="The business tier of every contract in this batch (standard, important, critical, or "
+    "CLAUSEMILL_REVIEW_TIERS): a higher tier's review items rank higher.")]
+RegisterOption = Annotated[Optional[Path], typer.Option(
+    help="Contract register (CSV with a `file` column and `tier` and/or `value`): each contract's "
+    "tier and value weigh its review items' priority; it outranks --tier.", exists=True, dir_okay=False)]
+
+
+def batch_options(playbook: Path | None, view: str, party: list[str] | None = None, due: str | None = None,
+                  double_review: float = 0.0, tier: str | None = None, register: Path | None = None) -> dict:
     """Options travel with the batch in the database, so remote workers see the playbook too."""
     options: dict = {"view": view}
+    tiers = get_settings().review_tiers
+    if tier is not None:
+        if tier not in tiers:
+            raise typer.BadParameter(f"{tier!r} is not a tier: choose one of {', '.join(tiers)}", param_hint="--tier")
+        options["tier"] = tier
+    if register is not None:
+        from pipelines.review.register import RegisterError, read_register
+
+        try:
+            options["register"] = read_register(register, tiers)
+        except RegisterError as error:
+            raise typer.BadParameter(str(error), param_hint="--register") from None
+    if not 0.0 <= double_review <= 1.0:
+        raise typer.BadParameter(f"{double_review} is not a share between 0 and 1", param_hint="--double-review")
+    if double_review > 0:
+        options["double_review"] = double_review
     if due is not None:
         try:
             options["due"] = date.fromisoformat(due).isoformat()
@@ -81,6 +107,11 @@ def audit(
     party: PartyOption = None,
     due: Annotated[Optional[str], typer.Option(help="When this batch's review must be done (YYYY-MM-DD): its "
                                                "review items rank higher as the date nears.")] = None,
+    double_review: Annotated[float, typer.Option(min=0.0, max=1.0, help="The share (0 to 1) of this batch's review "
+                                                 "items that two reviewers decide independently, drawn the same on "
+                                                 "every re-run; `clausemill review agreement` compares them.")] = 0.0,
+    tier: TierOption = None,
+    register: RegisterOption = None,
 ) -> None:
     """Audit contracts: run every document through the DAG and write the reports."""
     from pipelines.reports import VIEWS
@@ -90,7 +121,7 @@ def audit(
     settings = get_settings()
     logs.configure("WARNING")
     inputs = contract_inputs(paths)
-    options = batch_options(playbook, view, party, due)
+    options = batch_options(playbook, view, party, due, double_review, tier, register)
     if not wait and settings.embedded:
         console.print("[red]--no-wait needs shared workers: set CLAUSEMILL_BROKER_URL and CLAUSEMILL_DATABASE_URL.[/]")
         raise typer.Exit(2)
@@ -107,9 +138,9 @@ def audit(
                 typer.echo(batch_id)
                 return
             wait_for_batch(celery_app, settings, batch_id, len(inputs), embedded_workers=workers, timeout_s=timeout)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         console.print("[yellow]Interrupted: workers stopped. Re-run with --batch-id to finish the batch.[/]")
-        raise typer.Exit(130) from None
+        raise typer.Exit(exit_code(stop)) from None
     except (RuntimeError, TimeoutError) as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None

@@ -23,11 +23,15 @@ def train(
     out: Annotated[Optional[Path], typer.Option(help="Checkpoint to write (default: the one workers load, models/checkpoint/clause_experts.safetensors).")] = None,
     device: Annotated[Optional[str], typer.Option(help="'cuda' or 'cpu' (default: CUDA when present).")] = None,
     cache: Annotated[Optional[Path], typer.Option(help="Folder to keep backbone outputs in, so retraining the heads takes minutes.")] = None,
+    extra: Annotated[Optional[list[Path]], typer.Option(
+        help="Reviewers' labels to train on as well: a folder `clausemill review export --training` wrote (repeatable).",
+        exists=True, file_okay=False)] = None,
 ) -> None:
-    """Train the router and experts on CUAD (the validation split in docs/ is left out)."""
+    """Train the router and experts on CUAD (the validation split in docs/ is left out), and on reviewers' decisions with --extra."""
     from models.checkpoint import DEFAULT_CHECKPOINT
     from models.training import train as train_model
 
-    report = train_model(data, out or DEFAULT_CHECKPOINT, device=device, cache=cache, log=console.print)
+    report = train_model(data, out or DEFAULT_CHECKPOINT, device=device, cache=cache, extra=extra or (),
+                         log=console.print)
     console.print(f"[green]Saved {report.path}[/] (version {report.version}); "
                   f"routing recall@k {report.routing_recall:.3f}; {sum(report.seconds.values()):.0f} s")

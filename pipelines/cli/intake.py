@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pipelines import logs
-from pipelines.cli.batches import PartyOption, batch_options
+from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options
 from pipelines.cli.console import console
 from pipelines.intake import PORTFOLIO_FILES, DropFolder, outbox_of
 from pipelines.settings import get_settings
@@ -34,6 +34,8 @@ def watch(
                                                      exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
     party: PartyOption = None,
+    tier: TierOption = None,
+    register: RegisterOption = None,
 ) -> None:
     """Watch a drop folder until Ctrl-C or SIGTERM: audit each file dropped into INBOX once and file it under OUTBOX.
 
@@ -48,7 +50,7 @@ def watch(
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
     settings = get_settings()
     logs.configure("INFO")
-    options = batch_options(playbook, view, party)
+    options = batch_options(playbook, view, party, tier=tier, register=register)
     drop = DropFolder.at(inbox, out)
     stop, received = threading.Event(), []
 

@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from pipelines import logs
-from pipelines.cli.batches import PartyOption, batch_options, contract_inputs, workers_for
+from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options, contract_inputs, workers_for
 from pipelines.cli.console import console
+from pipelines.cli.stopping import exit_code
 from pipelines.cli.progress import wait_for_batch
 from pipelines.settings import get_settings
 
@@ -26,6 +27,8 @@ def nightly(
     playbook: Annotated[Path | None, typer.Option(help="Playbook YAML (default: the built-in commercial playbook). Changing it re-audits everything.", exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
     party: PartyOption = None,
+    tier: TierOption = None,
+    register: RegisterOption = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Date (YYYY-MM-DD) the 30/60/90-day deadline horizons count from (default: today in CLAUSEMILL_TIMEZONE).", show_default=False)] = None,
     timeout: Annotated[float | None, typer.Option(help="Give up waiting after this many seconds (server mode: the run goes on and is reported when it ends).")] = None,
 ) -> None:
@@ -59,7 +62,7 @@ def nightly(
         console.print("[red]Name the contract folders to audit, or set CLAUSEMILL_NIGHTLY_PATHS.[/]")
         raise typer.Exit(2)
     inputs = contract_inputs(paths)
-    job = NightlyJob(tuple(paths), batch_options(playbook, view, party), full=full)
+    job = NightlyJob(tuple(paths), batch_options(playbook, view, party, tier=tier, register=register), full=full)
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audit of {len(inputs)} document(s) on {mode}")
     try:
@@ -73,9 +76,9 @@ def nightly(
             send_planned(app, settings, started)
             wait_for_batch(app, settings, started.batch_id, started.plan.documents, embedded_workers=workers,
                            timeout_s=timeout)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         console.print("[yellow]Interrupted: workers stopped. The next run audits what this one did not finish.[/]")
-        raise typer.Exit(130) from None
+        raise typer.Exit(exit_code(stop)) from None
     except (RuntimeError, TimeoutError) as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None
@@ -102,6 +105,8 @@ def scheduler(
     playbook: Annotated[Path | None, typer.Option(help="Playbook YAML (default: the built-in commercial playbook).", exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
     party: PartyOption = None,
+    tier: TierOption = None,
+    register: RegisterOption = None,
 ) -> None:
     """Run nightly audits on a schedule until Ctrl-C or SIGTERM: Celery beat plus the runs' bookkeeping.
 
@@ -127,13 +132,16 @@ def scheduler(
     for path in paths:
         if not path.exists():
             console.print(f"[yellow]{path} does not exist (yet): a run that cannot read it is recorded as failed.[/]")
-    job = NightlyJob(paths, batch_options(playbook, view, party))
+    job = NightlyJob(paths, batch_options(playbook, view, party, tier=tier, register=register))
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audits of {', '.join(map(str, paths))} on {mode}: '{cron.expression}' in "
                   f"{cron.timezone_name}, next at {describe_next(cron)}. Reports in {out}/. Ctrl-C stops.")
     try:
         with workers_for(settings) as workers:
             run_scheduler(settings, job, cron, out, workers)  # type: ignore[arg-type]
+    except KeyboardInterrupt as stop:  # before the scheduler's worker took over the signals
+        console.print("[yellow]Stopped.[/]")
+        raise typer.Exit(exit_code(stop)) from None
     except RuntimeError as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None

@@ -24,7 +24,7 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
 
 
 def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> list[Path]:
-    from pipelines.aggregate import DocumentAssessment
+    from pipelines.aggregate import DocumentAssessment, aggregate_document
     from pipelines.reports import write_reports
     from pipelines.review.decisions import apply_decisions, standing
     from pipelines.steps import playbook_for
@@ -36,10 +36,16 @@ def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> li
         options = repository.batch_options(session, batch_id)
         assessments = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
         trails = repository.decision_trails(session, batch_id)
-    for doc in batch.documents:  # reviewed documents are assessed again from the decided findings
-        if doc.id in trails:
+        calibrations = {v: repository.load_calibration(session, v)
+                        for v in {assessments[i].calibration for i in trails if i in assessments} - {None}}
+    playbook = playbook_for(options)
+    for doc in batch.documents:  # reviewed documents are assessed again from the decided findings,
+        if doc.id in trails:     # through the calibration they were audited with
             doc.findings = apply_decisions(doc.findings, standing(trails[doc.id]))
-            assessments.pop(doc.id, None)
-    written = write_reports(batch, out, view=view, playbook=playbook_for(options), assessments=assessments)
+            stored = assessments.pop(doc.id, None)
+            if stored is not None and stored.calibration is not None:
+                assessments[doc.id] = aggregate_document(doc.findings, playbook, doc.page_count,
+                                                         calibration=calibrations.get(stored.calibration))
+    written = write_reports(batch, out, view=view, playbook=playbook, assessments=assessments)
     print_summary(batch)
     return written

@@ -14,13 +14,18 @@ stakes in the category times the probability that the machine's call is wrong, w
 calibrated confidence c is 1 - c when it says "present" (c >= present) and c when it says
 "absent".  When the batch has a due date (`clausemill audit --due`), an urgency factor
 1 + 7 / (7 + days left) weighs it in: 2 on the day (and after), 1.5 a week before, 1.07 three
-months before, so items age as the date nears (`rerank` recomputes it each day).  Every part
-stays on the item.
+months before, so items age as the date nears (`rerank` recomputes it each day).  A contract's
+business stakes weigh in too, when the batch says them (`--tier`, or a contract register with
+a tier and a value per file): the tier's weight (`review_tiers`: standard 1, important 2,
+critical 4 by default) times 1 + log10(value / `review_value_reference`) for a value above the
+reference, so a contract worth ten times the reference counts double and a small one is not
+pushed below the rest.  Every part stays on the item.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -32,6 +37,39 @@ URGENCY_DAYS = 7
 
 
 @dataclass(frozen=True)
+class ContractStakes:
+    """What a contract is worth to the business, as far as the batch says: its tier and value,
+    and the weight they give its items' priority."""
+
+    tier: str | None = None
+    value: float | None = None
+    weight: float = 1.0
+
+    def parts(self) -> dict[str, float | str]:
+        parts: dict[str, float | str] = {}
+        if self.tier is not None:
+            parts["tier"] = self.tier
+        if self.value is not None:
+            parts["value"] = self.value
+        if parts:
+            parts["contract_weight"] = self.weight
+        return parts
+
+
+def contract_stakes(tier: str | None, value: float | None, tiers: Mapping[str, float],
+                    value_reference: float) -> ContractStakes:
+    """The weight of a contract's tier (`tiers`) times that of its value (module docstring)."""
+    weight = 1.0
+    if tier is not None:
+        if tier not in tiers:
+            raise ValueError(f"unknown tier {tier!r}: choose one of {', '.join(tiers)}")
+        weight *= tiers[tier]
+    if value is not None and value_reference > 0 and value > value_reference:
+        weight *= 1.0 + math.log10(value / value_reference)
+    return ContractStakes(tier, value, round(weight, 4))
+
+
+@dataclass(frozen=True)
 class Budget:
     per_contract: int = 5
     sample_rate: float = 0.02
@@ -39,6 +77,8 @@ class Budget:
     """When the batch's review must be done, if it has a date."""
     as_of: date | None = None
     """The day urgency is counted from (today when None)."""
+    contract: ContractStakes = ContractStakes()
+    """The contract's business stakes, when the batch gives them."""
 
     def urgency(self) -> float:
         return urgency(self.due, self.as_of or date.today())
@@ -67,13 +107,17 @@ class ReviewItem:
 
 def priority(stakes: str, p_wrong: float, budget: Budget | None = None) -> tuple[float, dict[str, float | str]]:
     """The expected cost of not reviewing: the stakes' weight times the chance the call is
-    wrong, times the urgency of the batch's due date when it has one."""
+    wrong, times the contract's business weight and the urgency of the batch's due date when
+    the batch gives them."""
     parts: dict[str, float | str] = {"stakes": stakes, "weight": WEIGHTS[stakes], "p_wrong": round(p_wrong, 4)}
-    if budget is None or budget.due is None:
+    if budget is None:
         return round(WEIGHTS[stakes] * p_wrong, 4), parts
-    factor = budget.urgency()
-    parts.update(due=budget.due.isoformat(), urgency=factor)
-    return round(WEIGHTS[stakes] * p_wrong * factor, 4), parts
+    parts.update(budget.contract.parts())
+    factor = 1.0
+    if budget.due is not None:
+        factor = budget.urgency()
+        parts.update(due=budget.due.isoformat(), urgency=factor)
+    return round(WEIGHTS[stakes] * p_wrong * budget.contract.weight * factor, 4), parts
 
 
 def reranked(parts: dict, today: date) -> tuple[float, dict] | None:
@@ -81,7 +125,8 @@ def reranked(parts: dict, today: date) -> tuple[float, dict] | None:
     if not parts.get("due"):
         return None
     factor = urgency(date.fromisoformat(str(parts["due"])), today)
-    return round(float(parts["weight"]) * float(parts["p_wrong"]) * factor, 4), {**parts, "urgency": factor}
+    weight = float(parts["weight"]) * float(parts["p_wrong"]) * float(parts.get("contract_weight", 1.0))
+    return round(weight * factor, 4), {**parts, "urgency": factor}
 
 
 def p_wrong(confidence: float, present: float) -> float:

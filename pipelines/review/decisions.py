@@ -6,6 +6,9 @@ at confidence 1, so it is verified and counts in issues and levels; a rejected o
 every raw finding of its category on that span, so it is neither shown nor counted; a
 correction does both, the reviewer's finding carrying the corrected category, span or value.
 Risk and issues are then recomputed by aggregation as for any document.
+
+A double-reviewed item (pipelines/review/double_review.py) counts once both of its reviewers
+decided, and then with the second (final) decision; until then the machine's call stands.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from pipelines.datamodel import Finding
 from pipelines.review.budget import same_evidence
+from pipelines.review.double_review import reviews_needed, standing_rows
 from pipelines.terms.value import VALUE_NOTE
 
 SOURCE = "reviewer"
@@ -35,18 +39,15 @@ class Decided:
 
 def standing(trail: Iterable[dict]) -> list[Decided]:
     """Per item, its standing decision, from the trail in order (dicts with item_id, action,
-    previous, new, reviewer): an undo cancels the decision before it."""
-    stacks: dict[int, list[dict]] = {}
+    previous, new, reviewer): an undo cancels the decision before it, and an item that needs
+    two reviews has one only when two stand (the last is the final one)."""
+    rows: dict[int, list[dict]] = {}
     for row in trail:
-        stack = stacks.setdefault(row["item_id"], [])
-        if row["action"] == "undo":
-            if stack:
-                stack.pop()
-        else:
-            stack.append(row)
+        rows.setdefault(row["item_id"], []).append(row)
     out = []
-    for stack in stacks.values():
-        if stack:
+    for item_rows in rows.values():
+        stack = standing_rows(item_rows)
+        if stack and len(stack) >= reviews_needed(stack[0]["previous"].get("evidence")):
             row = stack[-1]
             evidence = row["previous"].get("evidence") or {}
             out.append(Decided(row["previous"]["category"], int(evidence.get("start") or 0), int(evidence.get("end") or 0),

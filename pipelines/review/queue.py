@@ -9,6 +9,10 @@ lock (storage/database.py), so the select and the update are one step there too.
 A decision names the item version its page showed.  Every decision bumps the version, so a
 second decision made on the same page is refused with who decided first.  Decisions are
 appended to `review_decisions` and never changed: an undo is a decision of its own.
+
+An item in a batch's double-review share (double_review.py) needs two decisions by different
+reviewers: the first joins the trail and leaves the item open, and neither "next item" nor
+opening it hands it back to the reviewer who made it; the second closes it.
 """
 from __future__ import annotations
 
@@ -16,9 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, and_, or_, select, update
+from sqlalchemy.orm import Session, aliased
 
+from pipelines.review.double_review import reviews_needed, standing_rows
 from storage import schema
 
 Action = Literal["accept", "correct", "reject"]
@@ -42,12 +47,23 @@ class NotYours(Exception):
     """The item is claimed by someone else, or not claimed by the reviewer deciding it."""
 
 
+class NeedsAnotherReviewer(NotYours):
+    """A double-reviewed item whose first decision is the reviewer's own: the second must be
+    someone else's."""
+
+    def __init__(self, item_id: int, reviewer: str) -> None:
+        super().__init__(f"Item {item_id} needs a second, independent decision: {reviewer}'s is on record, "
+                         "so another reviewer makes it.")
+
+
 @dataclass(frozen=True)
 class Decision:
     item_id: int
     reviewer: str
     action: str
     version: int
+    status: str
+    """open while a double-reviewed item waits for its second decision (or after an undo)."""
 
 
 def claim_next(session: Session, reviewer: str, now: datetime, lease_s: int,
@@ -72,10 +88,23 @@ def claim_next(session: Session, reviewer: str, now: datetime, lease_s: int,
 def _claimable(reviewer: str, now: datetime, batch_id: str | None):  # type: ignore[no-untyped-def]
     query = (select(schema.ReviewItem).where(schema.ReviewItem.status == OPEN)
              .where(or_(schema.ReviewItem.assignee.is_(None), schema.ReviewItem.assignee == reviewer))
+             .where(~decided_by(reviewer))
              .order_by(schema.ReviewItem.priority.desc(), schema.ReviewItem.id))
     if batch_id is not None:
         query = query.join(schema.Document).where(schema.Document.batch_id == batch_id)
     return query
+
+
+def decided_by(reviewer: str) -> ColumnElement[bool]:
+    """SQL: `reviewer`'s decision stands on the item (their last row on it is not an undo).
+    Only a double-reviewed item is open with one; an item at version 1 has no decision yet,
+    which spares the lookup for almost every item."""
+    mine, later = aliased(schema.ReviewDecision), aliased(schema.ReviewDecision)
+    taken_back = (select(later.id).where(later.item_id == mine.item_id, later.reviewer == reviewer,
+                                         later.id > mine.id).exists())
+    return and_(schema.ReviewItem.version > 1,
+                select(mine.id).where(mine.item_id == schema.ReviewItem.id, mine.reviewer == reviewer,
+                                      mine.action != "undo", ~taken_back).exists())
 
 
 def renew(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: int) -> datetime:
@@ -106,11 +135,16 @@ def decide(session: Session, item_id: int, reviewer: str, action: Action, versio
         raise ReviewConflict(item_id, item.version, *_who_last(session, item_id))
     if item.claimed_by not in (None, reviewer) and item.lease_until is not None and item.lease_until > now:
         raise NotYours(f"item {item_id} is claimed by {item.claimed_by} until {item.lease_until:%H:%M} UTC")
+    needed = reviews_needed(item.evidence)
+    standing = standing_reviewers(session, item.id) if needed > 1 else []
+    if reviewer in standing:
+        raise NeedsAnotherReviewer(item_id, reviewer)
     session.add(schema.ReviewDecision(
         item_id=item.id, document_id=item.document_id, reviewer=reviewer, action=action, item_version=version,
         previous=_state(item), new=new or {}, reason=reason, comment=comment, created_at=now))
-    item.status, item.version, item.claimed_by, item.lease_until = DECIDED, item.version + 1, None, None
-    return Decision(item.id, reviewer, action, item.version)
+    item.status = DECIDED if len(standing) + 1 >= needed else OPEN
+    item.version, item.claimed_by, item.lease_until = item.version + 1, None, None
+    return Decision(item.id, reviewer, action, item.version, item.status)
 
 
 def hold(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: int) -> datetime | None:
@@ -126,6 +160,8 @@ def hold(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: 
         raise NotYours(f"item {item_id} is claimed by {item.claimed_by} until {item.lease_until:%H:%M} UTC")
     if item.assignee not in (None, reviewer):
         raise NotYours(f"item {item_id} is assigned to {item.assignee}")
+    if reviews_needed(item.evidence) > 1 and reviewer in standing_reviewers(session, item_id):
+        raise NeedsAnotherReviewer(item_id, reviewer)
     session.execute(update(schema.ReviewItem).where(schema.ReviewItem.claimed_by == reviewer)
                     .where(schema.ReviewItem.id != item_id).values(claimed_by=None, lease_until=None))
     item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
@@ -135,7 +171,9 @@ def hold(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: 
 def undo_last(session: Session, reviewer: str, now: datetime, lease_s: int) -> Decision | None:
     """Reopen the item of `reviewer`'s last decision, if nobody decided it since: an "undo"
     row joins the trail and the item goes back to the queue, claimed by the reviewer for a
-    fresh lease (without one nobody, the reviewer included, could claim it again)."""
+    fresh lease (without one nobody, the reviewer included, could claim it again).  A
+    double-reviewed item another reviewer holds while it waits for its second decision stays
+    theirs (their page is one version behind, so they reload before deciding)."""
     last = session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.reviewer == reviewer)
                            .where(schema.ReviewDecision.action != "undo")
                            .order_by(schema.ReviewDecision.id.desc()).limit(1)).first()
@@ -147,15 +185,23 @@ def undo_last(session: Session, reviewer: str, now: datetime, lease_s: int) -> D
     session.add(schema.ReviewDecision(
         item_id=item.id, document_id=item.document_id, reviewer=reviewer, action="undo", item_version=item.version,
         previous={"action": last.action, **(last.new or {})}, new=last.previous, created_at=now))
+    held_by_another = item.claimed_by not in (None, reviewer) and item.lease_until is not None and item.lease_until > now
     item.status, item.version = OPEN, item.version + 1
-    item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
-    return Decision(item.id, reviewer, "undo", item.version)
+    if not held_by_another:
+        item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
+    return Decision(item.id, reviewer, "undo", item.version, item.status)
 
 
 def trail(session: Session, item_id: int) -> list[schema.ReviewDecision]:
     """Every decision on the item, oldest first."""
     return list(session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.item_id == item_id)
                                 .order_by(schema.ReviewDecision.id)))
+
+
+def standing_reviewers(session: Session, item_id: int) -> list[str]:
+    """Who made the decisions that stand on the item, first first."""
+    rows = ({"action": d.action, "reviewer": d.reviewer} for d in trail(session, item_id))
+    return [row["reviewer"] for row in standing_rows(rows)]
 
 
 def _locked(session: Session, item_id: int) -> schema.ReviewItem:

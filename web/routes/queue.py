@@ -11,11 +11,12 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from pipelines.playbook.severity import WEIGHTS
+from pipelines.review.double_review import reviews_needed
 from storage.database import session_scope
 from web.auth import current_user
 from web.pages import render
 from web.queue_listing import STATUSES, QueueFilters, QueuePage, keep_priorities_current, list_queue
-from web.users import Account
+from web.users import Account, list_users
 
 router = APIRouter()
 
@@ -38,6 +39,8 @@ class Item(BaseModel):
     claimed_by: str | None
     quote: str
     page: int | None
+    reviews_needed: int
+    """2 for an item in its batch's double-review share: two reviewers decide it independently."""
 
 
 class Items(BaseModel):
@@ -64,7 +67,15 @@ def queue_page(request: Request, filters: Filters, user: User) -> Response:
         return str(request.url.include_query_params(page=page))
 
     return render(request, "queue.html", {"q": q, "f": filters, "severities": list(WEIGHTS),
-                                          "statuses": STATUSES, "page_url": page_url})
+                                          "statuses": STATUSES, "page_url": page_url,
+                                          "assignable": _assignable(request) if user.is_admin else [],
+                                          "notice": request.session.pop("notice", None)})
+
+
+def _assignable(request: Request) -> list[str]:
+    """Whom the admin's assignment form offers: every user who is not disabled."""
+    with session_scope(request.app.state.settings.effective_database_url, write=False) as session:
+        return [account.name for account in list_users(session) if not account.disabled]
 
 
 @router.get("/api/items", response_model=Items)
@@ -72,7 +83,8 @@ def api_items(request: Request, filters: Filters, user: User) -> Items:
     """The queue as JSON, most urgent first: the page's items, the total and the count per status."""
     q = _queue(request, filters, user)
     items = [Item(**{k: v for k, v in asdict(r).items() if k != "evidence"}, severity=r.severity,
-                  priority_parts=r.priority_parts, quote=str(r.evidence.get("text", "")), page=_page_number(r.evidence))
+                  priority_parts=r.priority_parts, quote=str(r.evidence.get("text", "")), page=_page_number(r.evidence),
+                  reviews_needed=reviews_needed(r.evidence))
              for r in q.rows]
     return Items(items=items, total=q.total, by_status=q.by_status, page=q.page, per_page=q.per_page, pages=q.pages)
 
