@@ -26,7 +26,7 @@ def cli_commands() -> set[str]:
 
 
 def test_every_clausemill_service_runs_a_command_the_cli_has() -> None:
-    assert set(OURS) >= {"migrate", "cpu-worker", "gpu-worker", "scheduler", "watcher", "flower", "metrics"}
+    assert set(OURS) >= {"migrate", "cpu-worker", "gpu-worker", "scheduler", "watcher", "flower", "review", "metrics"}
     assert {name: s["command"][0] for name, s in OURS.items() if s["command"][0] not in cli_commands()} == {}
 
 
@@ -96,3 +96,16 @@ def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tm
         output = cluster.communicate(timeout=90)[0].decode()
     assert cluster.returncode == 143, output
     assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == [], "a cluster process outlived the script"
+
+
+def test_nothing_it_publishes_answers_without_credentials() -> None:
+    """Flower needs its basic auth and the review app its signed sessions, both from .env (the
+    file refuses to start without them); only the metrics endpoint is open, as Prometheus
+    scrapes it (/metrics and /healthz, no contract data)."""
+    published = {name for name, s in SERVICES.items() if s.get("ports") and name in OURS}
+    assert published == {"flower", "review", "metrics"}
+    required = {"flower": "CLAUSEMILL_FLOWER_BASIC_AUTH", "review": "CLAUSEMILL_SECRET_KEY"}
+    for name, variable in required.items():
+        assert re.fullmatch(r"\$\{%s:\?[^}]+\}" % variable, SERVICES[name]["environment"][variable]), name
+    assert SERVICES["review"]["command"][0] == "serve" and SERVICES["flower"]["command"][0] == "flower"
+

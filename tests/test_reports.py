@@ -248,3 +248,29 @@ def test_html_renders_the_batch_summary_in_chromium(full: Path, tmp_path: Path):
     assert "Failed at ingest" in dom and "encrypted PDF: a password is required" in dom
     assert "acme-supply.pdf" in dom and "clean-services.pdf" in dom
     assert "<script>alert(1)</script>" not in dom  # escaped text stays text in the DOM
+
+
+@pytest.fixture()
+def small_disk(tmp_path: Path):  # noqa: ANN201
+    """A 64 KiB tmpfs: a disk that fills up before the reports are all written."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode:
+        pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip() or 'not permitted'})")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_disk_leaves_the_last_reports_as_they_were(small_disk: Path) -> None:
+    from pipelines.reports import ReportsNotWritten
+
+    (small_disk / "report.json").write_text('{"last": "night"}')
+    big = sample_batch()
+    for doc in big.documents:  # enough text that the reports outgrow the disk
+        doc.findings = [*doc.findings, *[f("Insurance", 5000 + 10 * i, 5009 + 10 * i, 0.9, text="x" * 400)
+                                         for i in range(300)]]
+    with pytest.raises(ReportsNotWritten, match="No space left on device"):
+        write_reports(big, small_disk)
+    assert sorted(p.name for p in small_disk.iterdir()) == ["report.json"]  # no half-written report, no staging
+    assert (small_disk / "report.json").read_text() == '{"last": "night"}'

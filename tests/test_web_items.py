@@ -236,8 +236,28 @@ def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_
         expect(rows.nth(1)).to_contain_text("took back the reject decision")
         expect(page.locator("#lease")).to_contain_text("held by you")
         page.screenshot(path=str(tmp_path / "item-page.png"), full_page=True)
-        trails = {i: page.request.get(f"{server.url}/api/items/{i}").json()["trail"] for i in (first, second)}
+        # select part of the quote with the mouse's selection: it becomes the corrected span
+        selected = page.evaluate("""() => {
+            const mark = document.querySelector('#quote mark'), text = mark.firstChild;
+            const range = document.createRange();
+            range.setStart(text, 0);
+            range.setEnd(text, Math.min(text.length, 40));
+            const selection = window.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+            return {at: Number(mark.dataset.at), text: range.toString()};
+        }""")
+        expect(page.locator("#span-hint")).to_contain_text("Span set from your selection")
+        start, end = int(page.input_value("#start")), int(page.input_value("#end"))
+        assert start == selected["at"] and end == selected["at"] + len(selected["text"].rstrip())
+        page.keyboard.press("c")
+        page.keyboard.press("Enter")
+        moved_on(third)
+        trails = {i: page.request.get(f"{server.url}/api/items/{i}").json()["trail"] for i in (first, second, third)}
         browser.close()
+    narrowed = trails[third][-1]
+    assert narrowed["action"] == "correct" and (narrowed["new"]["start"], narrowed["new"]["end"]) == (start, end)
+    assert narrowed["new"]["text"] == selected["text"].rstrip()
     assert [(t["reviewer"], t["action"]) for t in trails[first]] == [("fay", "accept")]
     assert [(t["action"], t["new"].get("category")) for t in trails[second]] == [("correct", corrected_to)]
 

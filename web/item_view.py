@@ -106,7 +106,11 @@ class ItemView:
     end: int | None
     quote: str
     before: str
+    """The document's text just before the quote (up to CONTEXT_CHARS, from a word)."""
     after: str
+    before_cut: bool
+    """Whether more text precedes `before` (the page shows an ellipsis there)."""
+    after_cut: bool
     assignee: str | None
     claimed_by: str | None
     lease_until: datetime | None
@@ -156,6 +160,7 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
     spanned = start is not None and end is not None and 0 <= start < end <= len(text)
     quote = text[start:end] if spanned else str(evidence.get("text", ""))
     before, after = (_context_before(text, start), _context_after(text, end)) if spanned else ("", "")
+    before_cut, after_cut = spanned and start - len(before) > 0, spanned and end + len(after) < len(text)
     assessment = dict(document.assessment or {})
     quoted = Finding(item.category, quote, start or 0, end or 0, page or 1, 0.0, "", "")
     merged = _finding_on(quoted, [m["finding"] for m in assessment.get("findings", [])])
@@ -175,7 +180,8 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
         description=description(item.category), reason=item.reason, priority=item.priority,
         parts=dict(evidence.get("priority_parts") or {}), document_id=document.id, batch_id=document.batch_id,
         filename=document.filename, kind=document.kind, page=page, page_count=document.page_count, start=start,
-        end=end, quote=quote, before=before, after=after, assignee=item.assignee,
+        end=end, quote=quote, before=before, after=after, before_cut=before_cut, after_cut=after_cut,
+        assignee=item.assignee,
         claimed_by=item.claimed_by if live else None, lease_until=item.lease_until if live else None,
         present_threshold=(assessment.get("thresholds") or {}).get("present"),
         machine=None if merged is None else Machine(merged.confidence, merged.source, merged.version,
@@ -192,18 +198,19 @@ def _int(value: object) -> int | None:
 
 
 def _context_before(text: str, start: int) -> str:
-    """Up to CONTEXT_CHARS before the quote, starting at a word."""
+    """Up to CONTEXT_CHARS before the quote, starting at a word: exactly the text that
+    precedes it, so a selection in it maps back to document offsets."""
     if start <= CONTEXT_CHARS:
         return text[:start]
     window = text[start - CONTEXT_CHARS:start]
-    return "…" + window[window.find(" ") + 1:]
+    return window[window.find(" ") + 1:]
 
 
 def _context_after(text: str, end: int) -> str:
     window = text[end:end + CONTEXT_CHARS]
     if end + CONTEXT_CHARS >= len(text):
         return window
-    return window[:window.rfind(" ")] + "…"
+    return window[:window.rfind(" ")]
 
 
 def _finding_on(quoted: Finding, findings: list[dict]) -> Finding | None:

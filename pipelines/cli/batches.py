@@ -144,7 +144,12 @@ def audit(
     except (RuntimeError, TimeoutError) as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None
-    written = write_outputs(settings, batch_id, out, view)
+    try:
+        written = write_outputs(settings, batch_id, out, view)
+    except OSError as error:  # disk full, a read-only folder: the batch is audited and stays in the database
+        console.print(f"[red]{error}[/]\nThe batch is audited; write its reports elsewhere with "
+                      f"`clausemill report {batch_id} --out DIR`.")
+        raise typer.Exit(1) from None
     console.print(f"Reports in {out}: " + ", ".join(p.name for p in written))
 
 
@@ -172,7 +177,7 @@ def report(
     settings = get_settings()
     try:
         written = write_outputs(settings, batch_id, out, view)
-    except LookupError as error:
+    except (LookupError, OSError) as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None
     console.print(f"Reports in {out}: " + ", ".join(p.name for p in written))

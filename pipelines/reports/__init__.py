@@ -5,6 +5,9 @@ Call write_reports() once a batch is finished (the CLI does after `audit`); it a
 """
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -42,13 +45,29 @@ def write_reports(
     summary = summarize_batch(assessed)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return [
-        write_json(report_dict(batch, assessed, summary, playbook.label), out_dir / "report.json"),
-        write_html(batch, assessed, summary, playbook.label, view, out_dir / "report.html"),
-        write_xlsx(assessed, out_dir / "report.xlsx", view),
-        write_findings_csv(assessed, out_dir / "findings.csv"),
-        write_predictions(assessed, out_dir / "predictions.jsonl"),
-    ]
+    staging = Path(tempfile.mkdtemp(prefix=".clausemill-reports-", dir=out_dir))
+    try:
+        staged = [
+            write_json(report_dict(batch, assessed, summary, playbook.label), staging / "report.json"),
+            write_html(batch, assessed, summary, playbook.label, view, staging / "report.html"),
+            write_xlsx(assessed, staging / "report.xlsx", view),
+            write_findings_csv(assessed, staging / "findings.csv"),
+            write_predictions(assessed, staging / "predictions.jsonl"),
+        ]
+        for path in staged:  # all or nothing: each rename is atomic, and nothing is renamed before all are written
+            os.replace(path, out_dir / path.name)
+    except OSError as error:
+        raise ReportsNotWritten(f"cannot write the reports to {out_dir}: {error.strerror or error}; the reports "
+                                "already there, if any, were left as they were") from error
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out_dir / path.name for path in staged]
 
 
-__all__ = ["VIEWS", "write_reports"]
+class ReportsNotWritten(OSError):
+    """The output folder took not all of the reports (disk full, read-only, gone).  The
+    reports are written to a temporary folder beside them and renamed into place only once
+    every one is complete, so a half-written report never looks like a finished one."""
+
+
+__all__ = ["VIEWS", "ReportsNotWritten", "write_reports"]
