@@ -99,6 +99,8 @@ def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: d
 
 
 def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    # Two kills in a row may both land on one OCR page: that is not a poison pill here.
+    server_env = {**server_env, "CLAUSEMILL_MAX_WORKER_CRASHES": "3"}
     url = server_env["CLAUSEMILL_DATABASE_URL"]
     cpu = start_worker(server_env, "cpu", 2)
     start_worker(server_env, "gpu", 4)
@@ -121,3 +123,33 @@ def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(samp
     reference = run_cli(["audit", str(sample_dir), "--batch-id", "reference", "--out", str(tmp_path / "ref")], server_env)
     assert reference.returncode == 0, reference.stdout + reference.stderr
     assert row_counts(url, "killed") == row_counts(url, "reference")
+
+
+def model_in_flight(url: str, batch_id: str) -> bool:
+    with session_scope(url) as session:
+        rows = session.scalars(select(schema.Document.unfinished).where(schema.Document.batch_id == batch_id)).all()
+    return any(row and row.get("analyse_model") for row in rows)
+
+
+def test_sigkill_of_the_gpu_worker_mid_batch_loses_nothing(sample_dir: Path, server_env: dict[str, str], start_worker,
+                                                           tmp_path: Path) -> None:
+    """The gpu worker dies while the model runs (the OOM killer, a driver crash): a new one gets
+    the unacknowledged documents back after the visibility timeout, and each is analysed once."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("msa-meridian-granite.txt", "supply-brightwater-granite.pdf", "license-granite-meridian.pdf"):
+        (folder / name).symlink_to(sample_dir / name)
+    url = server_env["CLAUSEMILL_DATABASE_URL"]
+    start_worker(server_env, "cpu", 2)
+    gpu = start_worker(server_env, "gpu", 4)
+    submitted = run_cli(["audit", str(folder), "--no-wait", "--batch-id", "gpu-killed"], server_env)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    wait_until(lambda: model_in_flight(url, "gpu-killed"), timeout=180, interval=0.05, message="the model to start")
+    gpu.kill(signal.SIGKILL)
+    start_worker(server_env, "gpu", 4)
+    wait_until(lambda: batch_done(url, "gpu-killed"), timeout=300, message="the batch to finish after the kill")
+    batch = load_batch(url, "gpu-killed")
+    assert {d.filename: d.status for d in batch.documents} == {name: "done" for name in (p.name for p in folder.iterdir())}
+    assert all(d.timings.get("analyse_model") for d in batch.documents)
+    assert_no_duplicate_findings(url, "gpu-killed")
+

@@ -2,10 +2,13 @@
 of times; and whole batches survive a SIGKILLed embedded worker and a restarted Redis."""
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -227,3 +230,61 @@ def test_a_file_that_crashes_its_worker_twice_ends_failed_and_the_batch_complete
     assert scanned.status is DocumentStatus.FAILED and scanned.stage is Stage.OCR
     assert "the worker crashed twice while reading a page of this file by OCR" in scanned.reason
     assert documents["msa-meridian-granite.txt"].status is DocumentStatus.DONE
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of this test's own (initdb in its folder, run as the postgres user,
+    as PostgreSQL refuses root), so it can be crashed and started again mid-batch."""
+
+    def __init__(self) -> None:
+        bins = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        if not bins or shutil.which("runuser") is None:
+            pytest.skip("no PostgreSQL server binaries (Debian postgresql) or runuser here")
+        folder = Path(tempfile.mkdtemp(prefix="clausemill-pg-"))  # pytest's folders are root's alone
+        shutil.chown(folder, "postgres")
+        self.bin, self.data, self.port = bins[-1], folder / "pgdata", free_port()
+        self._as_postgres("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+        self.start()
+        self._as_postgres("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "clausemill")
+        self.url = f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/clausemill"
+
+    def _as_postgres(self, tool: str, *args: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(self.bin / tool), *args], check=True,
+                       capture_output=True, timeout=60)
+
+    def start(self) -> None:
+        self._as_postgres("pg_ctl", "-D", str(self.data), "-w", "-l", str(self.data.parent / "postgres.log"), "-o",
+                          f"-p {self.port} -k {self.data.parent} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+
+    def crash(self) -> None:
+        """Immediate shutdown: no checkpoint, every connection cut, as a crash leaves it."""
+        self._as_postgres("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def stop(self) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(self.bin / "pg_ctl"), "-D", str(self.data), "-m",
+                        "immediate", "stop"], capture_output=True, timeout=60)
+        shutil.rmtree(self.data.parent, ignore_errors=True)
+
+
+def test_a_postgresql_restart_mid_batch_loses_nothing(sample_dir: Path, server_env: dict[str, str], start_worker,
+                                                      tmp_path: Path) -> None:
+    postgres = PrivatePostgres()
+    try:
+        env = {**server_env, **FAST_RECOVERY, "CLAUSEMILL_DATABASE_URL": postgres.url}
+        worker = start_worker(env, "cpu", 2)
+        audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out",
+                                  str(tmp_path / "out"), "--batch-id", "pg-restart"], env=env, cwd=REPO,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        wait_until(lambda: ocr_under_way(postgres.url, "pg-restart") or batch_done(postgres.url, "pg-restart"),
+                   timeout=120, message="OCR to start")
+        postgres.crash()
+        time.sleep(3)  # tasks meet a database that is gone, and retry
+        postgres.start()
+        output = audit.communicate(timeout=300)[0].decode()
+        assert audit.returncode == 0, output
+        batch = load_batch(postgres.url, "pg-restart")
+        assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
+        assert_no_duplicate_findings(postgres.url, "pg-restart")
+        assert '"event": "retrying"' in worker.log.read_text(errors="replace"), "no task met the outage"
+    finally:
+        postgres.stop()

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import time
 
+import sqlalchemy.exc
 from celery import Celery
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pipelines.cli.console import console
 from pipelines.datamodel import BatchStatus, DocumentStatus
 from pipelines.settings import Settings
+
+DATABASE_OUTAGES = (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError)
 
 
 def wait_for_batch(app: Celery, settings: Settings, batch_id: str, total: int, *, embedded_workers=None,
@@ -31,9 +34,15 @@ def _show_progress(settings: Settings, batch_id: str, total: int, embedded_worke
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task(f"batch {batch_id}", total=total, detail="")
         while True:
-            with session_scope(settings.effective_database_url, write=False) as session:
-                counts = repository.batch_progress(session, batch_id)
-                status = repository.batch_status(session, batch_id)
+            try:
+                with session_scope(settings.effective_database_url, write=False) as session:
+                    counts = repository.batch_progress(session, batch_id)
+                    status = repository.batch_status(session, batch_id)
+            except DATABASE_OUTAGES:  # a restart or a network blip: the workers retry, and so does this
+                progress.update(bar, detail="[yellow]the database does not answer; waiting for it[/]")
+                _check_timeout(batch_id, started, timeout_s)
+                time.sleep(1)
+                continue
             ended = sum(counts[s] for s in DocumentStatus if s.ended)
             detail = (f"[green]{counts[DocumentStatus.DONE]} done[/] · [red]{counts[DocumentStatus.FAILED]} failed[/] · "
                       f"{counts[DocumentStatus.RUNNING]} running · {counts['pages']} pages")
@@ -43,7 +52,11 @@ def _show_progress(settings: Settings, batch_id: str, total: int, embedded_worke
             if embedded_workers is not None and (revived := embedded_workers.revive()):
                 console.print(f"[yellow]The embedded {', '.join(revived)} worker stopped unexpectedly and was "
                               "started again; the recovery sweep re-sends the documents it held.[/]")
-            if timeout_s is not None and time.monotonic() - started > timeout_s:
-                raise TimeoutError(f"batch {batch_id} did not finish within {timeout_s:.0f} s; "
-                                   f"`clausemill status {batch_id}` shows where it is")
+            _check_timeout(batch_id, started, timeout_s)
             time.sleep(0.25)
+
+
+def _check_timeout(batch_id: str, started: float, timeout_s: float | None) -> None:
+    if timeout_s is not None and time.monotonic() - started > timeout_s:
+        raise TimeoutError(f"batch {batch_id} did not finish within {timeout_s:.0f} s; "
+                           f"`clausemill status {batch_id}` shows where it is")
