@@ -16,8 +16,10 @@ N_FEATURES = 2
 _LENGTH_SCALE = math.log1p(800)  # MAX_SEGMENT_CHARS of the segmenter
 
 
-def segment_features(segments: list[Segment]) -> torch.Tensor:
-    """[n, N_FEATURES]: relative position in the document (0 = start) and scaled log length."""
-    doc_end = max((s.end for s in segments), default=1) or 1
+def segment_features(segments: list[Segment], doc_end: int | None = None) -> torch.Tensor:
+    """[n, N_FEATURES]: relative position in the document (0 = start) and scaled log length.
+
+    `doc_end` is where the document ends, when `segments` are only a part of it."""
+    doc_end = doc_end or max((s.end for s in segments), default=1) or 1
     rows = [(s.start / doc_end, math.log1p(len(s.text)) / _LENGTH_SCALE) for s in segments]
     return torch.tensor(rows, dtype=torch.float32).reshape(len(segments), N_FEATURES)

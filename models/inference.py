@@ -59,6 +59,23 @@ class ClauseModel:
             for segments, p in zip(batch, probabilities)
         ]
 
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], *, mode: Mode = "sparse") -> list[torch.Tensor]:
+        """Probabilities for parts of documents, each part with the end of its whole document (a
+        position feature): the gpu worker scores a long document a part at a time, between other
+        documents' parts, and joins them with document_findings."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        k = self.config.top_k
+        if self.backbone.int8 and len(chunks) > 1:
+            return [self._probabilities([chunk], mode, k, [end])[0] for chunk, end in zip(chunks, ends)]
+        return self._probabilities(chunks, mode, k, ends)
+
+    def document_findings(self, segments: list[Segment], probability: torch.Tensor) -> list[Finding]:
+        """One document's findings from all of its segments' probabilities [n, C]."""
+        c = self.config
+        return document_findings(segments, probability, self.presence(probability), c.categories, c.emitted, c.floor,
+                                 self.version)
+
     def presence(self, probability: torch.Tensor) -> torch.Tensor:
         """[C] presence score per category (>= 0.5: the document contains it), from its segments' [n, C]."""
         net = self.network
@@ -81,9 +98,12 @@ class ClauseModel:
             return [self._probabilities([segments], mode, k)[0] for segments in batch]
         return self._probabilities(batch, mode, k)
 
-    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int) -> list[torch.Tensor]:
+    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int,
+                       ends: list[int] | None = None) -> list[torch.Tensor]:
         texts = [s.text for segments in batch for s in segments]
-        features = torch.cat([segment_features(segments) for segments in batch]) if batch else torch.zeros((0, N_FEATURES))
+        ends = ends or [None] * len(batch)  # type: ignore[list-item]
+        features = (torch.cat([segment_features(segments, end) for segments, end in zip(batch, ends)]) if batch
+                    else torch.zeros((0, N_FEATURES)))
         ids = self.backbone.token_ids(texts)
         out = torch.zeros((len(texts), len(self.config.categories)))
         for rows in length_batches([len(r) for r in ids], self.limits):

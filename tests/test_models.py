@@ -163,3 +163,16 @@ def test_decision_threshold_is_where_macro_f1_peaks() -> None:
     # category 0 is present wherever its probability is >= 0.3; category 1 only at 0.35
     presence = torch.tensor([[0.30, 0.05], [0.45, 0.35], [0.10, 0.20], [0.32, 0.02]])
     assert decision_threshold(presence, present) == 0.3
+
+
+@needs_checkpoint
+def test_a_document_scored_in_parts_gets_the_findings_it_gets_whole(fp32_model: ClauseModel) -> None:
+    """The gpu worker scores long documents a part at a time (workers/model_batcher.py): the
+    parts carry their document's end, so positions, and findings, stay those of the whole."""
+    _, segments = contract(11)
+    whole = fp32_model.predict(segments)
+    half = len(segments) // 2
+    parts = fp32_model.chunk_probabilities([segments[:half], segments[half:]], [segments[-1].end] * 2)
+    joined = fp32_model.document_findings(segments, torch.cat(parts))
+    assert [(f.category, f.start, f.end) for f in joined] == [(f.category, f.start, f.end) for f in whole]
+    assert all(abs(a.confidence - b.confidence) < 1e-4 for a, b in zip(joined, whole))

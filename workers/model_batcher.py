@@ -1,4 +1,4 @@
-"""Cross-document batching for the gpu worker.
+"""Cross-document batching for the gpu worker, fair to small documents.
 
 The gpu worker runs a thread pool: each thread handles one document's task (database reads and
 writes, acks, chord results — all ordinary Celery), and hands its segments to one inference
@@ -6,54 +6,126 @@ thread.  That thread takes every document waiting at that moment and runs them t
 model together, so the backbone sees full, length-sorted batches when documents queue up, and a
 lone document never waits for company.  This does what celery-batches would, without giving up
 per-task acknowledgement and chord membership.
+
+A long document is scored a part (CHUNK_SEGMENTS segments) at a time: each round of the
+inference thread takes one part of every document in progress, so a contract of a few hundred
+segments is done in the round it joins while a 20,000-segment one advances part by part
+beside it, instead of holding every document behind it for minutes.  A task thread waits at
+most its stage's time limit, which Celery cannot enforce on a thread pool: past it the
+document ends `failed` saying so, its remaining parts are dropped, and the worker keeps serving.
 """
 from __future__ import annotations
 
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from pipelines import logs
-from pipelines.dag import Stage
-from pipelines.datamodel import Finding, Segment
+from pipelines.dag import SPECS, Stage
+from pipelines.datamodel import DocumentFailed, Finding, Segment
 from pipelines.settings import Settings
 
-PredictMany = Callable[[list[list[Segment]]], list[list[Finding]]]
+CHUNK_SEGMENTS = 512
+"""Segments scored per document per round: a typical contract (~300 segments) in one."""
+
+
+class ChunkedModel(Protocol):
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int]) -> list[Any]: ...
+
+    def document_findings(self, segments: list[Segment], probability: Any) -> list[Finding]: ...
+
+
+@dataclass
+class _Document:
+    segments: list[Segment]
+    result: Future[list[Finding]] = field(default_factory=Future)
+    parts: list[Any] = field(default_factory=list)
+
+    @property
+    def end(self) -> int:
+        return max((s.end for s in self.segments), default=1) or 1
+
+    def next_chunk(self) -> list[Segment]:
+        start = len(self.parts) * CHUNK_SEGMENTS
+        return self.segments[start:start + CHUNK_SEGMENTS]
+
+    @property
+    def scored(self) -> bool:
+        return len(self.parts) * CHUNK_SEGMENTS >= len(self.segments)
 
 
 class CrossDocumentBatcher:
-    def __init__(self, predict_many: PredictMany, max_documents: int = 16) -> None:
-        self._predict_many = predict_many
+    def __init__(self, model: ChunkedModel, max_documents: int = 16) -> None:
+        self._model = model
         self._max_documents = max_documents
-        self._waiting: queue.Queue[tuple[list[Segment], Future[list[Finding]]]] = queue.Queue()
+        self._waiting: queue.Queue[_Document] = queue.Queue()
         self.batch_sizes: deque[int] = deque(maxlen=1000)  # documents per recent model call, for logs and tests
         threading.Thread(target=self._serve, name="model-batcher", daemon=True).start()
 
-    def predict(self, segments: list[Segment]) -> list[Finding]:
-        """One document's findings; blocks the calling task thread until its batch has run."""
-        result: Future[list[Finding]] = Future()
-        self._waiting.put((segments, result))
-        return result.result()
+    def predict(self, segments: list[Segment], timeout_s: float | None = None) -> list[Finding]:
+        """One document's findings; blocks the calling task thread until its last part has run,
+        or raises TimeoutError after `timeout_s` (the rest of its parts are then skipped)."""
+        document = _Document(list(segments))
+        self._waiting.put(document)
+        try:
+            return document.result.result(timeout=timeout_s)
+        except FutureTimeout:
+            document.result.cancel()
+            raise TimeoutError(f"the model did not finish within {timeout_s:.0f} s") from None
 
     def _serve(self) -> None:
+        active: list[_Document] = []
         while True:
-            batch = [self._waiting.get()]
-            while len(batch) < self._max_documents:
+            if not active:
+                active.append(self._waiting.get())
+            while len(active) < self._max_documents:
                 try:
-                    batch.append(self._waiting.get_nowait())
+                    active.append(self._waiting.get_nowait())
                 except queue.Empty:
                     break
-            self.batch_sizes.append(len(batch))
-            try:
-                findings = self._predict_many([segments for segments, _ in batch])
-            except BaseException as error:  # noqa: BLE001 - handed to every waiting task
-                for _, result in batch:
-                    result.set_exception(error)
+            active = [d for d in active if not d.result.cancelled()]  # their tasks gave up waiting
+            if not active:
                 continue
-            for (_, result), document_findings in zip(batch, findings):
-                result.set_result(document_findings)
+            self.batch_sizes.append(len(active))
+            try:
+                scores = self._model.chunk_probabilities([d.next_chunk() for d in active], [d.end for d in active])
+            except BaseException as error:  # noqa: BLE001 - handed to every waiting task
+                for d in active:
+                    _settle(d.result, error=error)
+                active = []
+                continue
+            for d, part in zip(active, scores):
+                d.parts.append(part)
+            finished = [d for d in active if d.scored]
+            active = [d for d in active if not d.scored]
+            for d in finished:
+                try:
+                    _settle(d.result, value=self._model.document_findings(d.segments, _joined(d.parts)))
+                except BaseException as error:  # noqa: BLE001 - this document's own failure
+                    _settle(d.result, error=error)
+
+
+def _joined(parts: list[Any]) -> Any:
+    if len(parts) == 1:
+        return parts[0]
+    import torch
+
+    return torch.cat(parts)
+
+
+def _settle(result: Future[list[Finding]], value: list[Finding] | None = None,
+            error: BaseException | None = None) -> None:
+    """Set the outcome unless the waiting task already gave up (a cancelled future)."""
+    if not result.set_running_or_notify_cancel():
+        return
+    if error is not None:
+        result.set_exception(error)
+    else:
+        result.set_result(value or [])
 
 
 class GpuModel:
@@ -76,8 +148,20 @@ class GpuModel:
                 model = load_clause_model(self._settings.model_checkpoint, int8=self._settings.model_int8)
                 logs.log("model loaded", stage=Stage.ANALYSE_MODEL, batch_id=None, version=model.version,
                          device=str(model.device), precision=model.precision)
-                self._batcher = CrossDocumentBatcher(model.predict_many)
+                self._batcher = CrossDocumentBatcher(model)
             return self._batcher
 
     def predict(self, segments: list[Segment]) -> list[Finding]:
-        return self.load().predict(segments)
+        """The document's findings, or DocumentFailed when the model took longer than the stage's
+        time limit (less a margin to record it): a thread pool has no Celery time limit."""
+        limit_s = max(1, SPECS[Stage.ANALYSE_MODEL].time_limit_s(self._settings) - WAIT_MARGIN_S)
+        try:
+            return self.load().predict(segments, timeout_s=limit_s)
+        except TimeoutError:
+            raise DocumentFailed(Stage.ANALYSE_MODEL, f"the model did not finish this file within its {limit_s} s "
+                                 f"time limit ({len(segments)} segments, with other documents' beside them); "
+                                 "raise CLAUSEMILL_ANALYSE_TIME_LIMIT_S or audit it on its own") from None
+
+
+WAIT_MARGIN_S = 5
+"""Seconds left of the stage's limit to record the failure."""
