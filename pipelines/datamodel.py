@@ -44,6 +44,7 @@ class FileFacts:
     size_bytes: int
     kind: DocumentKind
     page_count: int
+    notes: tuple[str, ...] = ()  # what reading it took: "PDF repaired: ...", "text decoded as UTF-16 ..."
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,8 @@ class DocumentResult:
     risk_score: float | None = None
     risk_level: str | None = None
     duplicate_of: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """What reading the file took (a repair, an encoding), from ingest's facts."""
 
     def __post_init__(self) -> None:
         self.status = DocumentStatus(self.status)

@@ -53,6 +53,17 @@ class Settings(BaseSettings):
     # Limits a document must respect; over them it ends `failed`, not the batch.
     max_file_mb: float = 200.0
     max_pages: int = 2000
+    # Reading untrusted files (pipelines/parsers/limits.py, sandbox.py; docs/RELIABILITY.md):
+    # each parse runs in a child process allowed this much more address space, for its stage's
+    # time limit less parse_time_margin_s (the margin lets the stage record why); a page drawn
+    # for OCR, a .docx unpacked, a document's text and segments are capped before the work.
+    parse_memory_limit_mb: int = Field(default=1536, ge=64)
+    parse_time_margin_s: int = Field(default=10, ge=1)
+    max_page_megapixels: float = Field(default=100.0, gt=0)  # A1 at 300 dpi is 70; A0 is 139
+    max_docx_uncompressed_mb: float = Field(default=256.0, gt=0)
+    max_docx_entries: int = Field(default=5000, gt=0)
+    max_document_chars: int = Field(default=5_000_000, gt=0)
+    max_segments: int = Field(default=50_000, gt=0)
 
     # Soft time limits in seconds, per kind of task (pipelines/dag.py says which stage uses
     # which); the hard limit adds HARD_LIMIT_GRACE_S.

@@ -17,6 +17,7 @@ from pathlib import Path
 from pipelines import logs
 from pipelines.dag import SPECS, Stage, StageSpec, analyser_stages
 from pipelines.datamodel import DocumentFailed, Finding, Segment
+from pipelines.parsers.limits import ReadLimits
 from pipelines.review.budget import ContractStakes, contract_stakes
 from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
 from storage import repository
@@ -116,7 +117,7 @@ def ingest(settings: Settings, doc: DocumentRef) -> bool:
     """Check the file; False when the document needs no further work (a duplicate)."""
     from pipelines.stages.ingest import inspect_file
 
-    facts = inspect_file(doc.path, settings.max_file_mb, settings.max_pages)
+    facts = inspect_file(doc.path, settings.max_file_mb, settings.max_pages, ReadLimits.from_settings(settings))
     with session_scope(settings.effective_database_url) as session:
         original = repository.record_facts(session, doc.id, facts)
         if original is not None:
@@ -131,7 +132,7 @@ def extract(settings: Settings, doc: DocumentRef) -> list[int]:
     """Store the text layer; return the page numbers that need OCR."""
     from pipelines.stages.extract import extract_text_layer
 
-    pages = extract_text_layer(doc.path, doc.kind or "pdf")
+    pages = extract_text_layer(doc.path, doc.kind or "pdf", ReadLimits.from_settings(settings))
     with session_scope(settings.effective_database_url) as session:
         repository.replace_pages(session, doc.id, pages)
     return [p.number for p in pages if p.needs_ocr]
@@ -144,7 +145,8 @@ def ocr_page(settings: Settings, doc: DocumentRef, page_number: int) -> None:
     started = time.perf_counter()
     error = None
     try:
-        page = run_ocr(doc.path, page_number, dpi=settings.ocr_dpi, language=settings.ocr_language)
+        page = run_ocr(doc.path, page_number, dpi=settings.ocr_dpi, language=settings.ocr_language,
+                       limits=ReadLimits.from_settings(settings))
     except DocumentFailed as failure:
         from pipelines.datamodel import PageText
 
@@ -167,7 +169,7 @@ def segment(settings: Settings, doc: DocumentRef) -> None:
     if errors and not any(p.text.strip() for p in pages):
         first = next(iter(sorted(errors.items())))
         raise DocumentFailed(Stage.OCR, f"OCR failed on {len(errors)} page(s); page {first[0]}: {first[1]}")
-    segments = segment_document(pages)  # fails a document with no text on any page
+    segments = segment_document(pages, ReadLimits.from_settings(settings))  # fails a document with no text
     with session_scope(settings.effective_database_url) as session:
         repository.replace_segments(session, doc.id, segments)
 

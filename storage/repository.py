@@ -48,7 +48,7 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
             document.status, document.stage, document.reason, document.duplicate_of = DocumentStatus.PENDING, None, None, None
             document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
             document.attempts, document.fingerprint, document.carried_from = 1, None, None
-            document.unfinished = None  # a re-run is a person's choice to try again
+            document.unfinished, document.notes = None, None  # a re-run is a person's choice to try again
         ids.append(document.id)
     return ids
 
@@ -136,6 +136,7 @@ def record_facts(session: Session, document_id: int, facts: dm.FileFacts) -> int
     document.sha256, document.size_bytes, document.kind, document.page_count = (
         facts.sha256, facts.size_bytes, facts.kind, facts.page_count,
     )
+    document.notes = list(facts.notes) or None
     same_bytes = session.scalars(
         select(schema.Document.id).where(schema.Document.batch_id == document.batch_id,
                                          schema.Document.sha256 == facts.sha256).order_by(schema.Document.id)
@@ -479,6 +480,7 @@ def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] 
             findings=load_findings(session, source.id, analysers) if source.status is DocumentStatus.DONE else [],
             risk_score=source.risk_score, risk_level=source.risk_level,
             duplicate_of=by_id[d.duplicate_of].filename if d.duplicate_of in by_id else None,
+            notes=list(source.notes or []),
         ))
     return dm.BatchResult(
         id=batch.id, status=batch.status, created_at=batch.created_at.isoformat(timespec="seconds"),

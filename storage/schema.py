@@ -78,6 +78,9 @@ class Document(Base):
     a nightly run skips a document whose fingerprint was already audited."""
     carried_from: Mapped[int | None] = mapped_column(Integer)
     """The earlier document whose results this one carries over (incremental audits)."""
+    notes: Mapped[list | None] = mapped_column(JSON)
+    """What reading the file took ("PDF repaired by qpdf ...", "text decoded as UTF-16"): the
+    report says so beside its findings."""
     unfinished: Mapped[dict | None] = mapped_column(JSON)
     """Per task (a stage, or "ocr:PAGE"), its deliveries that started and never ended: each
     one a worker that died or was killed at the hard time limit (poison-pill detection)."""

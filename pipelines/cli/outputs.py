@@ -17,7 +17,8 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
         table.add_column(column, overflow="fold")
     style = {DocumentStatus.DONE: "green", DocumentStatus.FAILED: "red"}
     for d in batch.documents:
-        note = f"{d.stage}: {d.reason}" if d.reason else (f"same file as {d.duplicate_of}" if d.duplicate_of else "")
+        note = (f"{d.stage}: {d.reason}" if d.reason else f"same file as {d.duplicate_of}" if d.duplicate_of
+                else "; ".join(d.notes))
         table.add_row(d.filename, f"[{style.get(d.status, 'white')}]{d.status}[/]", str(d.page_count or ""),
                       d.risk_level or "", str(len(d.findings)) if d.status is DocumentStatus.DONE else "", note)
     Console().print(table)

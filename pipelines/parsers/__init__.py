@@ -3,6 +3,8 @@
 The kind comes from the file's bytes, never its name: batches arrive from shared drives where
 `.pdf` files turn out to be scans saved as PNG, Word files renamed, or half-copied downloads.
 A new kind is one parser (pipelines/parsers/base.py) added to PARSERS; no stage changes.
+The stages call the parsers inside a child process (pipelines/parsers/sandbox.py) and every
+parser keeps the caps of pipelines/parsers/limits.py, so a hostile file fails alone.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from pipelines.dag import Stage
 from pipelines.datamodel import DocumentFailed, DocumentKind
 from pipelines.parsers.base import PageRenderer, Parser
+from pipelines.parsers.limits import ReadLimits
 from pipelines.parsers.pdf import PdfParser
 from pipelines.parsers.text import TextParser
 from pipelines.parsers.word import DocxParser
@@ -36,7 +39,7 @@ _FOREIGN_SIGNATURES: tuple[tuple[bytes, str], ...] = (
 )
 
 
-def sniff_kind(path: Path) -> DocumentKind:
+def sniff_kind(path: Path, limits: ReadLimits | None = None) -> DocumentKind:
     """The kind of the file from its first bytes; `DocumentFailed` (ingest) says what it is
     instead when no parser can read it."""
     with path.open("rb") as stream:
@@ -45,7 +48,7 @@ def sniff_kind(path: Path) -> DocumentKind:
         if head.startswith(signature):
             raise DocumentFailed(Stage.INGEST, f"not a PDF, DOCX or text file: starts with {name} signature")
     for parser in PARSERS:
-        if parser.sniff(path, head):
+        if parser.sniff(path, head, limits):
             return parser.kind
     raise DocumentFailed(Stage.INGEST, "not a PDF, DOCX or text file: binary data of unknown type")
 

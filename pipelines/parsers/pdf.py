@@ -17,7 +17,11 @@ word, not per char), converted to PDF points with the origin at the top-left of 
 page, whatever its crop box or rotation.
 
 Pages are rendered for OCR by PDFium too (the same page geometry extraction uses); a page
-PDFium cannot draw is drawn by poppler (pdf2image) instead.
+PDFium cannot draw is drawn by poppler (pdf2image) instead.  A page whose bitmap would be over
+the megapixel cap is refused before either draws it (pipelines/parsers/limits.py).
+
+A file PDFium will not open gets a second chance through qpdf (pipelines/parsers/pdf_rescue.py):
+the empty password, or a rebuilt cross-reference table, noted in the document's facts.
 """
 from __future__ import annotations
 
@@ -29,14 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pdf2image
+import pikepdf
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from pdf2image.exceptions import PDFPageCountError, PDFPopplerTimeoutError, PDFSyntaxError, PopplerNotInstalledError
 
 from pipelines.dag import Stage
 from pipelines.datamodel import Box, DocumentFailed, DocumentKind, PageText
-from pipelines.parsers.base import RenderedPage
+from pipelines.parsers.base import RenderedPage, Survey
 from pipelines.parsers.layout import Line, assemble
+from pipelines.parsers.limits import ReadLimits, check_chars, check_page_pixels, current_limits
+from pipelines.parsers.pdf_rescue import Unrescuable, repair, unlock_with_empty_password
 
 POINTS_PER_INCH = 72.0
 _HEADER_WINDOW = 1024  # the PDF header may follow some junk; PDF readers look this far for it
@@ -51,31 +58,48 @@ _POPPLER_ERRORS = (PopplerNotInstalledError, PDFPageCountError, PDFSyntaxError, 
 class PdfParser:
     kind: DocumentKind = "pdf"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
+    def sniff(self, path: Path, head: bytes, limits: ReadLimits | None = None) -> bool:
         return b"%PDF-" in head[:_HEADER_WINDOW]
 
-    def count_pages(self, path: Path) -> int:
-        """Counted by PDFium, which is what extraction will use, so ingest fails what it cannot open."""
-        with open_pdf(path, Stage.INGEST) as pdf:
+    def survey(self, path: Path, limits: ReadLimits | None = None) -> Survey:
+        """Counted by PDFium, which is what extraction will use, so ingest fails what it cannot
+        open; the notes say whether qpdf had to repair or unlock it first."""
+        notes: list[str] = []
+        with open_pdf(path, Stage.INGEST, notes) as pdf:
             pages = len(pdf)
         if pages == 0:
             raise DocumentFailed(Stage.INGEST, "PDF has no pages")
+        return Survey(pages, tuple(notes))
+
+    def count_pages(self, path: Path, limits: ReadLimits | None = None) -> int:
+        return self.survey(path, limits).page_count
+
+    def extract(self, path: Path, limits: ReadLimits | None = None) -> list[PageText]:
+        """A page without a text layer comes back with empty text, so `needs_ocr` sends it to OCR.
+        Stops at the page that takes the text over the char cap."""
+        limits = limits or current_limits()
+        pages: list[PageText] = []
+        chars = 0
+        with open_pdf(path, Stage.EXTRACT) as pdf:
+            for index in range(len(pdf)):
+                pages.append(text_layer_page(pdf, index))
+                chars += len(pages[-1].text)
+                check_chars(Stage.EXTRACT, chars, limits, f" by page {index + 1:,} of {len(pdf):,}")
         return pages
 
-    def extract(self, path: Path) -> list[PageText]:
-        """A page without a text layer comes back with empty text, so `needs_ocr` sends it to OCR."""
-        with open_pdf(path, Stage.EXTRACT) as pdf:
-            return [text_layer_page(pdf, index) for index in range(len(pdf))]
-
-    def render(self, path: Path, page_number: int, dpi: int) -> RenderedPage:
+    def render(self, path: Path, page_number: int, dpi: int, limits: ReadLimits | None = None) -> RenderedPage:
         """Drawn by PDFium, else by poppler; fails only when both fail, naming both errors.
 
         The fallback is per page: a file PDFium cannot open at all was already refused by
-        ingest, which opens it the same way.
+        ingest, which opens it the same way.  The page's size is checked against the
+        megapixel cap before either draws it.
         """
+        limits = limits or current_limits()
         with open_pdf(path, Stage.OCR) as pdf:
             if not 1 <= page_number <= len(pdf):
                 raise DocumentFailed(Stage.OCR, f"page {page_number} does not exist (the PDF has {len(pdf)} pages)")
+            if size := _page_size(pdf, path, page_number):
+                check_page_pixels(Stage.OCR, page_number, *size, dpi, limits)
             try:
                 return pdfium_render(pdf, page_number, dpi)
             except pdfium.PdfiumError as pdfium_error:
@@ -89,17 +113,44 @@ class PdfParser:
 
 
 @contextmanager
-def open_pdf(path: Path, stage: Stage) -> Iterator[pdfium.PdfDocument]:
+def open_pdf(path: Path, stage: Stage, notes: list[str] | None = None) -> Iterator[pdfium.PdfDocument]:
     """The PDF opened by PDFium and closed after use; a PDF it cannot open fails `stage`
-    with the reason a user can act on (a password, a security handler, a broken file)."""
+    with the reason a user can act on (a password, a security handler, a broken file).
+
+    Before failing, qpdf tries the empty password or rebuilds the cross-reference table; what
+    it did is appended to `notes`, as is opening an owner-password-only file.
+    """
+    notes = [] if notes is None else notes
     try:
         pdf = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
-        raise DocumentFailed(stage, _open_failure_reason(exc)) from exc
+        pdf = _rescued(path, stage, exc, notes)
+    else:
+        if pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) >= 0:
+            notes.append("encrypted PDF with an owner password only: opened without a password")
     try:
         yield pdf
     finally:
         pdf.close()
+
+
+def _rescued(path: Path, stage: Stage, exc: pdfium.PdfiumError, notes: list[str]) -> pdfium.PdfDocument:
+    """The PDF as qpdf unlocks or repairs it, opened by PDFium; else `DocumentFailed`."""
+    if exc.err_code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
+        rescued = unlock_with_empty_password(path)
+        if rescued is None:
+            raise DocumentFailed(stage, _open_failure_reason(exc)) from exc
+    else:
+        try:
+            rescued = repair(path)
+        except Unrescuable as why:
+            raise DocumentFailed(stage, f"{_open_failure_reason(exc).rstrip('.')}; {why}") from exc
+    try:
+        pdf = pdfium.PdfDocument(rescued.data)
+    except pdfium.PdfiumError as again:
+        raise DocumentFailed(stage, f"{_open_failure_reason(again)} (even after qpdf: {rescued.note})") from again
+    notes.append(rescued.note)
+    return pdf
 
 
 def _open_failure_reason(exc: pdfium.PdfiumError) -> str:
@@ -111,6 +162,21 @@ def _open_failure_reason(exc: pdfium.PdfiumError) -> str:
 
 
 # rendering for OCR ------------------------------------------------------------------------
+
+
+def _page_size(pdf: pdfium.PdfDocument, path: Path, page_number: int) -> tuple[float, float] | None:
+    """The page's size in points without drawing it: PDFium's, else qpdf's media box (a page
+    PDFium cannot load goes to poppler, which must not draw a poster either)."""
+    try:
+        return pdf.get_page_size(page_number - 1)
+    except pdfium.PdfiumError:
+        pass
+    try:
+        with pikepdf.open(path, password="") as document:
+            box = document.pages[page_number - 1].mediabox
+            return abs(float(box[2]) - float(box[0])), abs(float(box[3]) - float(box[1]))
+    except (pikepdf.PdfError, IndexError, ValueError, TypeError):
+        return None
 
 
 class PopplerFailed(Exception):

@@ -8,7 +8,7 @@ from pipelines.aggregate import Assessed
 from pipelines.datamodel import BatchResult
 
 _DOCUMENT_FIELDS = ("id", "filename", "path", "status", "stage", "reason", "sha256", "kind", "size_bytes",
-                    "page_count", "ocr_pages", "timings", "duplicate_of")
+                    "page_count", "ocr_pages", "timings", "duplicate_of", "notes")
 
 
 def report_dict(batch: BatchResult, assessed: list[Assessed], summary: dict, playbook_label: str) -> dict:

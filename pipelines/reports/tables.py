@@ -13,7 +13,7 @@ SUMMARY_DOCUMENT_HEADERS = ["File", "Status", "Risk level", "Risk score", "Missi
                             "To renegotiate", "Review items", "Reason"]
 FULL_DOCUMENT_HEADERS = ["ID", "File", "Status", "Stage", "Reason", "Kind", "Pages", "OCR pages",
                          "Size (bytes)", "SHA-256", "Seconds", "Risk level", "Risk score", "Issues",
-                         "Missing clauses", "To renegotiate", "Review items", "Duplicate of"]
+                         "Missing clauses", "To renegotiate", "Review items", "Duplicate of", "Reading notes"]
 FINDING_HEADERS = ["File", "Category", "Kind", "Severity", "Confidence", "Source", "Version", "Value",
                    "Page", "Start", "End", "Box", "Quote", "Note", "Advice", "Evidence"]
 CONTRACT_HEADERS = ["File", "Status", "Counterparty", "Our role", "Level", "Score", "Top issues", *KEY_TERMS,
@@ -37,7 +37,7 @@ def document_rows(assessed: list[Assessed], view: str) -> tuple[list[str], list[
         [doc.id, doc.filename, doc.status, doc.stage, doc.reason, doc.kind, doc.page_count, doc.ocr_pages,
          doc.size_bytes, doc.sha256, round(sum(doc.timings.values()), 3), _level(doc, a), _score(doc, a),
          len(a.issues) if a else None, missing_clauses(a), renegotiate(a), len(a.review) if a else None,
-         doc.duplicate_of]
+         doc.duplicate_of, "; ".join(doc.notes) or None]
         for doc, a in assessed
     ]
 

@@ -4,10 +4,16 @@ One page per call, so the pipeline fans a scan out over every CPU worker and a b
 fails alone.  The file's parser draws the page (pipelines/parsers/pdf.py: PDFium, the same
 page geometry extraction uses, with poppler as fallback), so OCR word boxes are in the same
 top-left PDF points as text-layer boxes.
+
+Drawing and reading run in a child process with memory and time limits
+(pipelines/parsers/sandbox.py), Tesseract included (it is the child's child, in its process
+group); the page's size is checked against the megapixel cap before it is drawn, and PIL
+refuses images over the same cap.
 """
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import pytesseract
@@ -18,7 +24,10 @@ from pipelines.datamodel import Box, DocumentFailed, PageText
 from pipelines.parsers import renderer_for, sniff_kind
 from pipelines.parsers.base import RenderedPage
 from pipelines.parsers.layout import Line, assemble
+from pipelines.parsers.limits import ReadLimits, current_limits
+from pipelines.parsers.page_json import page_from_json, page_to_json
 from pipelines.parsers.pdf import POINTS_PER_INCH
+from pipelines.parsers.sandbox import parse_isolated
 
 STAGE = Stage.OCR
 DEFAULT_DPI = 300
@@ -29,9 +38,26 @@ resolution and Tesseract's documented minimum for small print such as footnotes.
 _WORD_LEVEL = 5  # image_to_data rows: 1 page, 2 block, 3 paragraph, 4 line, 5 word
 
 
-def ocr_page(path: Path, page_number: int, dpi: int = DEFAULT_DPI, language: str = "eng") -> PageText:
+def ocr_page(path: Path, page_number: int, dpi: int = DEFAULT_DPI, language: str = "eng",
+             limits: ReadLimits | None = None) -> PageText:
     """OCR page `page_number` (1-based) of the PDF at `path` into text, words and boxes."""
-    page = renderer_for(sniff_kind(path)).render(path, page_number, dpi)
+    limits = limits or current_limits()
+    os.environ["OMP_THREAD_LIMIT"] = "1"  # before the fork, so the child's Tesseract inherits it
+    found = parse_isolated(STAGE, lambda: page_to_json(_draw_and_read(path, page_number, dpi, language, limits)),
+                           limits, f"to draw and read page {page_number}")
+    return page_from_json(found)
+
+
+def _draw_and_read(path: Path, page_number: int, dpi: int, language: str, limits: ReadLimits) -> PageText:
+    """In the child: PIL held to the page cap too (an image over it raises, not warns), then
+    the page drawn and read."""
+    Image.MAX_IMAGE_PIXELS = int(limits.max_page_megapixels * 1e6)
+    warnings.simplefilter("error", Image.DecompressionBombWarning)
+    try:
+        page = renderer_for(sniff_kind(path, limits)).render(path, page_number, dpi, limits)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise DocumentFailed(STAGE, f"page {page_number} drawn is an image over the limit of "
+                                    f"{limits.max_page_megapixels:g} megapixels (CLAUSEMILL_MAX_PAGE_MEGAPIXELS): {exc}")
     return ocr_image(page, page_number, dpi, language)
 
 

@@ -11,6 +11,9 @@ Cuts go at blank lines, before list and section headings that start a line (or f
 segments over MAX_SEGMENT_CHARS are split at ";" or ","; fragments under MIN_SEGMENT_CHARS
 join a neighbour.  Segments never cross a page, and every non-whitespace char of the document
 belongs to exactly one segment: text is cut, never dropped.
+
+A document over the char cap (OCR text counts too) or the segment cap fails here, naming the
+cap, so the analysers only get what they can finish within their time limit.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import re
 
 from pipelines.dag import Stage
 from pipelines.datamodel import Box, DocumentFailed, PageText, Segment, Word, document_text
+from pipelines.parsers.limits import ReadLimits, check_chars, check_segments, current_limits
 
 STAGE = Stage.SEGMENT
 MAX_SEGMENT_CHARS = 800
@@ -51,16 +55,19 @@ _ENUMERATOR = re.compile(r"^\(?(?:[0-9]{1,3}(?:\.[0-9]{1,3})*|[A-Za-z]|[ivxlc]{1
 _SOFT_CUTS = (re.compile(r";\s+"), re.compile(r",\s+"), re.compile(r"\s+"))
 
 
-def segment_document(pages: list[PageText]) -> list[Segment]:
+def segment_document(pages: list[PageText], limits: ReadLimits | None = None) -> list[Segment]:
     """The document's segments in reading order, with offsets into `document_text(pages)`.
 
     Raises `DocumentFailed` when no page has any text, the first point where a document
-    with every page blank (even after OCR) is known to be unusable.
+    with every page blank (even after OCR) is known to be unusable, and when the document is
+    over the char or segment cap of `limits` (default: this process's settings).
     """
-    _, starts = document_text(pages)
+    limits = limits or current_limits()
+    text, starts = document_text(pages)
     if not any(page.text.strip() for page in pages):
         after_ocr = " after OCR" if any(page.source == "ocr" for page in pages) else ""
         raise DocumentFailed(STAGE, f"no text found: every page is blank{after_ocr}")
+    check_chars(STAGE, len(text), limits)
     segments: list[Segment] = []
     for page, page_start in zip(pages, starts):
         boxes = _WordBoxes(page.words)
@@ -75,6 +82,7 @@ def segment_document(pages: list[PageText]) -> list[Segment]:
                     box=boxes.union(start, end),
                 )
             )
+        check_segments(STAGE, len(segments), limits)
     return segments
 
 

@@ -1,0 +1,197 @@
+"""Files built to hurt a parser, or merely odd, written by clausemill's own code for the tests.
+
+Each is small on disk and made in well under a second; what it would cost a parser that did
+not check first is in its docstring.  The outcome each must have (done, or failed with which
+reason) is stated by tests/test_hostile_input.py, and docs/RELIABILITY.md says why.
+
+Damaged PDFs are made by byte surgery on a PDF reportlab wrote, encrypted ones by pikepdf
+(qpdf), archives by zipfile: real damage and real encryption, so PDFium and qpdf meet them
+exactly as they would meet a file from a client.
+"""
+from __future__ import annotations
+
+import codecs
+import io
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+
+import pikepdf
+from reportlab.pdfgen.canvas import Canvas
+
+from pipelines.samples.contracts import generate_contract
+from pipelines.samples.render import pdf_bytes, write_docx
+
+PASSWD = Path("/etc/passwd")
+"""What the external-entity .docx names; its text must never reach a document."""
+SENTENCE = "The Supplier shall deliver the Goods to the Customer within thirty days of each order."
+
+_W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def contract_pdf() -> bytes:
+    """A three-page contract with a text layer, the base of the damaged and encrypted PDFs."""
+    data, _ = pdf_bytes(generate_contract(404, short=True))
+    return data
+
+
+# PDFs -----------------------------------------------------------------------------------------
+
+
+def write_encrypted_pdf(path: Path, user: str, owner: str, revision: int, aes: bool = True) -> None:
+    """The contract encrypted by qpdf: revision 2 is RC4 40-bit, 3 RC4 128-bit, 4 AES-128 (or
+    RC4 with `aes=False`), 6 AES-256.  An empty `user` password is an owner-password-only
+    file, which any reader opens without asking."""
+    encryption = pikepdf.Encryption(user=user, owner=owner, R=revision, aes=aes and revision >= 4,
+                                    metadata=revision >= 4)
+    with pikepdf.open(io.BytesIO(contract_pdf())) as pdf:
+        pdf.save(path, encryption=encryption)
+
+
+def write_pdf_without_xref(path: Path) -> None:
+    """The contract with its cross-reference table and trailer cut out, %%EOF kept (as a tool
+    that rewrote the file badly leaves it): PDFium refuses it, qpdf rebuilds the table."""
+    data = contract_pdf()
+    path.write_bytes(data[: data.rindex(b"\nxref\n")] + b"\n%%EOF\n")
+
+
+def write_pdf_cut_in_xref(path: Path) -> None:
+    """The contract cut off inside its cross-reference table (a download that stopped in its last
+    kilobyte): every page is there, the table and trailer are not."""
+    data = contract_pdf()
+    path.write_bytes(data[: data.rindex(b"\nxref\n") + 40])
+
+
+def write_pdf_cut_mid_page(path: Path) -> None:
+    """The contract cut off at 40% (an interrupted download): qpdf "repairs" it into pages
+    without content, which must not pass for the contract."""
+    data = contract_pdf()
+    path.write_bytes(data[: len(data) * 2 // 5])
+
+
+def write_poster_pdf(path: Path) -> None:
+    """One 200 x 200 inch page (the largest PDF allows) with no text layer: drawn at 300 dpi for
+    OCR it is 60,000 x 60,000 pixels, 3.6 GB of grayscale."""
+    canvas = Canvas(str(path), pagesize=(14400, 14400))
+    canvas.rect(720, 720, 7200, 7200, stroke=1, fill=0)
+    canvas.showPage()
+    canvas.save()
+
+
+def write_content_stream_bomb(path: Path, operators: int = 3_000_000) -> None:
+    """A one-page PDF of ~230 KB whose content stream inflates to 3 million text objects:
+    PDFium needs ~2 GB and ~4 s to load the page (measured: 1.9 GB, 3.7 s on 2 cores)."""
+    canvas = Canvas(buffer := io.BytesIO())
+    canvas.setFont("Helvetica", 1)
+    canvas.drawString(72, 720, "x")
+    canvas.showPage()
+    canvas.save()
+    with pikepdf.open(io.BytesIO(buffer.getvalue())) as pdf:
+        operations = b"BT /F1 1 Tf 72 720 Td (x) Tj ET\n" * operators
+        pdf.pages[0].obj.Contents = pikepdf.Stream(pdf, zlib.compress(operations, 9), Filter=pikepdf.Name.FlateDecode)
+        pdf.save(path)
+
+
+# Word files -----------------------------------------------------------------------------------
+
+
+def _docx_parts() -> dict[str, bytes]:
+    """The parts of a real .docx (python-docx's), to rebuild with one part replaced."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "contract.docx"
+        write_docx(generate_contract(404, short=True), path)
+        with zipfile.ZipFile(path) as archive:
+            return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write_docx_with(path: Path, document_xml: bytes | None = None, extra: dict[str, bytes] | None = None) -> None:
+    parts = _docx_parts()
+    if document_xml is not None:
+        parts["word/document.xml"] = document_xml
+    parts.update(extra or {})
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+
+
+def _document_xml(body_text: str, doctype: str = "") -> bytes:
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n{doctype}'
+            f'<w:document xmlns:w="{_W_NS}"><w:body><w:p><w:r><w:t>{body_text}</w:t></w:r></w:p>'
+            f'<w:p><w:r><w:t>{SENTENCE}</w:t></w:r></w:p></w:body></w:document>').encode()
+
+
+def write_zip_bomb_docx(path: Path, inflated_mb: int = 300) -> None:
+    """A ~1 MB .docx whose document.xml inflates to `inflated_mb` MB of spaces inside one run.
+    Made at deflate level 1, the fastest: ~0.4 s for 300 MB."""
+    parts = _docx_parts()
+    head, tail = _document_xml("\x00").split(b"\x00")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, data in parts.items():
+            if name != "word/document.xml":
+                archive.writestr(name, data)
+        with archive.open("word/document.xml", "w", force_zip64=True) as stream:
+            stream.write(head)
+            chunk = b" " * (4 << 20)
+            for _ in range(inflated_mb // 4):
+                stream.write(chunk)
+            stream.write(tail)
+
+
+def write_crowded_docx(path: Path, entries: int = 5001) -> None:
+    """A .docx padded with `entries` empty files: python-docx would load every one."""
+    _write_docx_with(path, extra={f"word/media/pad{i}.bin": b"" for i in range(entries)})
+
+
+def write_billion_laughs_docx(path: Path) -> None:
+    """document.xml with the classic nested entities: &lol9; expands to 10^9 "lol"s (3 GB)."""
+    entities = ['<!ENTITY lol "lol">'] + [
+        f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">' for i in range(1, 10)
+    ]
+    doctype = "<!DOCTYPE w:document [\n" + "\n".join(entities) + "\n]>\n"
+    _write_docx_with(path, _document_xml("&lol9;", doctype))
+
+
+def write_external_entity_docx(path: Path, target: Path = PASSWD) -> None:
+    """document.xml whose text is an external entity naming `target` (XXE): a parser that
+    resolves it puts the server's /etc/passwd into the contract's text."""
+    doctype = f'<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "file://{target}">]>\n'
+    _write_docx_with(path, _document_xml("&xxe;", doctype))
+
+
+# text files -----------------------------------------------------------------------------------
+
+LATIN_TEXT = "Café Müller GmbH and Société Générale agree: § 5 applies, 12½ % per annum.\n"
+WINDOWS_TEXT = "The “Licensee” shall pay – within thirty days – the fee of €100.\n"
+
+
+def write_utf16_txt(path: Path, bom: bool = True) -> None:
+    """Two pages (a form feed between) as Windows saves "Unicode" text: UTF-16 LE, with its
+    byte-order mark, or without it as database exports write it."""
+    text = f"{SENTENCE}\n{LATIN_TEXT}\f{SENTENCE}\n"
+    path.write_bytes((codecs.BOM_UTF16_LE if bom else b"") + text.encode("utf-16-le"))
+
+
+def write_latin1_txt(path: Path) -> None:
+    path.write_bytes((SENTENCE + "\n" + LATIN_TEXT).encode("latin-1"))
+
+
+def write_windows_txt(path: Path) -> None:
+    """Windows-1252 ("ANSI"), with the curly quotes, dashes and euro sign Latin-1 lacks."""
+    path.write_bytes((SENTENCE + "\n" + WINDOWS_TEXT).encode("cp1252"))
+
+
+def write_nul_txt(path: Path) -> None:
+    """Text with NULs as field separators inside and 4 KB of NUL padding at the end."""
+    path.write_bytes(b"Supplier\x00Acme Corp.\x00\x00Customer\x00Beta LLC\n" + SENTENCE.encode() + b"\x00" * 4096)
+
+
+def write_zero_filled_txt(path: Path, size: int = 64 * 1024) -> None:
+    """Only NUL bytes: what a copy that was allocated but never written leaves."""
+    path.write_bytes(b"\x00" * size)
+
+
+def write_long_txt(path: Path, chars: int) -> None:
+    """At least `chars` chars of contract sentences, one paragraph each."""
+    paragraph = (SENTENCE + "\n\n").encode()
+    path.write_bytes(paragraph * (chars // len(paragraph) + 1))
