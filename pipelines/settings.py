@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     # flight, whose segments share model batches (workers/model_batcher.py).
     cpu_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 1)
     gpu_concurrency: int = 8
+    # A cpu pool process is replaced after a task that left it above this resident memory
+    # (parsers run in their own children, so this catches slow growth: caches, fragmentation),
+    # and after this many tasks; 0 turns either off.  docs/OPERATIONS.md has the whole-worker cap.
+    worker_max_memory_mb: int = Field(default=1024, ge=0)
+    worker_max_tasks: int = Field(default=500, ge=0)
 
     # The expert model (models/): off for cpu-only fleets, or to audit with rules alone.
     model_enabled: bool = True

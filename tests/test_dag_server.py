@@ -153,3 +153,20 @@ def test_sigkill_of_the_gpu_worker_mid_batch_loses_nothing(sample_dir: Path, ser
     assert all(d.timings.get("analyse_model") for d in batch.documents)
     assert_no_duplicate_findings(url, "gpu-killed")
 
+
+def test_a_pool_process_is_replaced_after_its_task_allowance(sample_dir: Path, server_env: dict[str, str], start_worker,
+                                                             tmp_path: Path) -> None:
+    """CLAUSEMILL_WORKER_MAX_TASKS: a pool process that ran its share of tasks is replaced, so
+    whatever it accumulated (caches, fragmentation) goes with it; the batch does not notice."""
+    env = {**server_env, "CLAUSEMILL_MODEL_ENABLED": "false", "CLAUSEMILL_WORKER_MAX_TASKS": "2"}
+    worker = start_worker(env, "cpu", 1)
+    wait_until(lambda: len(worker.children()) == 1, timeout=60, message="the pool process to start")
+    first = worker.children()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "msa.txt").symlink_to(sample_dir / "msa-meridian-granite.txt")
+    done = run_cli(["audit", str(folder), "--out", str(tmp_path / "out"), "--timeout", "120"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    wait_until(lambda: len(worker.children()) == 1 and worker.children() != first, timeout=30,
+               message="the pool process to be replaced")
+

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,8 @@ WRITERS: dict[str, Callable[[Path], None]] = {
     "zip-bomb.docx": hostile.write_zip_bomb_docx,
     "crowded.docx": hostile.write_crowded_docx,
     "billion-laughs.docx": hostile.write_billion_laughs_docx,
+    "damaged-deflate.docx": hostile.write_damaged_deflate_docx,
+    "future-zip-version.docx": hostile.write_future_zip_version_docx,
     "external-entity.docx": hostile.write_external_entity_docx,
     "utf16-bom.txt": hostile.write_utf16_txt,
     "utf16-no-bom.txt": lambda p: hostile.write_utf16_txt(p, bom=False),
@@ -57,6 +60,18 @@ WRITERS: dict[str, Callable[[Path], None]] = {
     "over-byte-bound.txt": lambda p: hostile.write_long_txt(p, 20_000_001),
     "whitespace.txt": lambda p: p.write_bytes(b" \n\t\n" * 100),
     "intact.pdf": lambda p: p.write_bytes(hostile.contract_pdf()),
+    "html-named.pdf": lambda p: hostile.write_disguised(p, "html"),
+    "png-named.pdf": lambda p: hostile.write_disguised(p, "png"),
+    "zip-named.pdf": lambda p: hostile.write_disguised(p, "zip"),
+    "random-named.pdf": lambda p: hostile.write_disguised(p, "random"),
+    "pdf-named.docx": lambda p: hostile.write_disguised(p, "pdf"),
+    "macro-enabled.docx": hostile.write_docm_as_docx,
+    "5000-pages.pdf": lambda p: hostile.write_many_pages_pdf(p, 5000),
+    "unicode-password.pdf": hostile.write_unicode_password_pdf,
+    "page-tree-loop.pdf": hostile.write_page_tree_loop_pdf,
+    "nested-100000.pdf": hostile.write_deeply_nested_pdf,
+    "startxref-past-end.pdf": hostile.write_startxref_past_end_pdf,
+    "shifted-offsets.pdf": hostile.write_shifted_offsets_pdf,
 }
 
 
@@ -180,6 +195,20 @@ def test_a_docx_declaring_entities_fails_without_expanding_them(files: dict[str,
         assert failure.stage == stage
         assert failure.reason.startswith("DOCX refused: word/document.xml declares a document type or entities")
         assert passwd not in failure.reason
+
+
+def test_a_docx_with_a_damaged_deflate_stream_fails_as_corrupt(files: dict[str, Path]) -> None:
+    """Found by ops/fuzz_parsers.py: zlib's error from inside the ZIP was an internal error."""
+    failure = _fails(lambda: _ingest(files["damaged-deflate.docx"]))
+    assert failure.stage == Stage.INGEST
+    assert failure.reason.startswith("DOCX/ZIP is corrupt or truncated: word/document.xml")
+
+
+def test_a_docx_of_a_zip_version_nobody_reads_fails_as_corrupt(files: dict[str, Path]) -> None:
+    """Found by ops/fuzz_parsers.py: zipfile's NotImplementedError was an internal error."""
+    failure = _fails(lambda: _ingest(files["future-zip-version.docx"]))
+    assert failure.stage == Stage.INGEST
+    assert failure.reason.startswith("DOCX/ZIP is corrupt or truncated: zip file version 24.2")
 
 
 def test_python_docx_alone_neither_reads_the_entity_nor_expands_the_laughs(files: dict[str, Path]) -> None:
@@ -393,3 +422,73 @@ def test_a_batch_of_hostile_files_completes_and_the_report_says_how_each_was_rea
     assert documents["aes-256-user-password.pdf"]["reason"] == "PDF is encrypted (password required)"
     html = (tmp_path / "out" / "report.html").read_text()
     assert "How it was read" in html and "PDF repaired by qpdf" in html
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("html-named.pdf", "failed: not a contract file: an HTML/XML page"),
+        ("png-named.pdf", "failed: not a PDF, DOCX or text file: starts with PNG image signature"),
+        ("zip-named.pdf", "failed: not a PDF, DOCX or text file: ZIP archive without word/document.xml"),
+        ("random-named.pdf", "failed: not a PDF, DOCX or text file: binary data of unknown type"),
+        ("5000-pages.pdf", "failed: 5000 pages exceeds the limit of 2000 (CLAUSEMILL_MAX_PAGES)"),
+        ("unicode-password.pdf", "failed: PDF is encrypted (password required)"),
+        ("pdf-named.docx", "done: pdf, 3 pages, text"),  # read by its bytes, not its name
+        ("macro-enabled.docx", "done: docx, 1 pages, text"),  # its text is read; nothing in it is run
+        ("startxref-past-end.pdf", "done: pdf, 3 pages, text"),
+        ("shifted-offsets.pdf", "done: pdf, 3 pages, text"),
+        ("page-tree-loop.pdf", "done: pdf, 2 pages, for OCR"),  # the loop is not followed
+        ("nested-100000.pdf", "done: pdf, 1 pages, for OCR"),  # no stack overflow
+    ],
+)
+def test_files_that_are_not_what_they_say_or_loop_or_recurse(files: dict[str, Path], name: str, expected: str) -> None:
+    """Ingest and extraction, as the stages run them (in the child process): each ends as stated."""
+    try:
+        facts = _ingest(files[name])
+        pages = extract_text_layer(files[name], facts.kind)
+    except DocumentFailed as failure:
+        outcome = f"failed: {failure.reason}"
+    else:
+        text = "text" if any(p.text.strip() for p in pages) else "for OCR" if all(p.needs_ocr for p in pages) else "?"
+        outcome = f"done: {facts.kind}, {facts.page_count} pages, {text}"
+    assert outcome.startswith(expected)
+
+
+
+ODD_NAMES = ("supply agreement (final) v2.txt", "Accord-\u00e9t\u00e9.txt", "Accord-e\u0301te\u0301.txt", "-licence.txt",
+             "$(touch pwned).txt", "`touch pwned`.txt", "a" * 246 + ".txt", "CON.txt", "-scan.pdf")
+
+
+def test_odd_file_names_are_audited_like_any_other(embedded_env: dict[str, str], sample_dir: Path,
+                                                   tmp_path: Path) -> None:
+    """Spaces, NFC and NFD accents, a leading dash, shell syntax, a 250-byte name, a Windows
+    device name: each file is audited under its own name, and nothing in a name is run."""
+    import json
+
+    from pipelines.samples import generate_contract
+    from pipelines.samples.render import write_txt
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for seed, name in enumerate(ODD_NAMES[:-1]):
+        write_txt(generate_contract(100 + seed, short=True), folder / name)
+    (folder / ODD_NAMES[-1]).write_bytes((sample_dir / "scanned-distribution-agreement.pdf").read_bytes())
+    env = {**embedded_env, "CLAUSEMILL_MODEL_ENABLED": "false"}
+    result = subprocess.run([sys.executable, "-m", "pipelines.cli", "audit", str(folder), "--out", str(tmp_path / "out")],
+                            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    documents = {d["filename"]: d for d in json.loads((tmp_path / "out" / "report.json").read_text())["documents"]}
+    assert set(documents) == set(ODD_NAMES)
+    assert {name: d["status"] for name, d in documents.items()} == dict.fromkeys(ODD_NAMES, "done")
+    assert not list(tmp_path.rglob("pwned")) and not Path("pwned").exists()
+
+
+def test_what_the_fuzzer_found_in_sniffing_is_a_reason_not_a_crash(tmp_path: Path) -> None:
+    """ops/fuzz_parsers.py: 11 bytes that charset-normalizer took for BOM-less UTF-16, whose codec
+    then raised instead of replacing.  Now: binary data, failed at ingest."""
+    from pipelines.parsers import sniff_kind
+
+    path = tmp_path / "fuzzed.txt"
+    path.write_bytes(b"\x00\x00\x00\x00\xff\xfe\x94\xfe\x94\n\x00")
+    failure = _fails(lambda: sniff_kind(path))
+    assert failure.reason == "not a PDF, DOCX or text file: binary data of unknown type"

@@ -45,6 +45,9 @@ def test_celery_app_is_json_only_with_late_acks_and_queue_routing(tmp_path: Path
     assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.worker_prefetch_multiplier == 1
     assert app.amqp.router.route({}, "clausemill.gpu.analyse_model")["queue"].name == "gpu"
     assert app.amqp.router.route({}, "clausemill.cpu.ocr_page")["queue"].name == "cpu"
+    assert (conf.worker_max_memory_per_child, conf.worker_max_tasks_per_child) == (1024 * 1024, 500)
+    unlimited = create_app(Settings(data_dir=tmp_path, worker_max_memory_mb=0, worker_max_tasks=0)).conf
+    assert (unlimited.worker_max_memory_per_child, unlimited.worker_max_tasks_per_child) == (None, None)
 
 
 def test_a_visibility_timeout_shorter_than_a_task_is_refused(tmp_path: Path) -> None:

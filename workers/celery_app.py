@@ -72,6 +72,10 @@ def create_app(settings: Settings) -> Celery:
         broker_transport_options=broker_transport_options(settings),
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
+        # Pool processes are replaced before they grow without bound (prefork only; the gpu
+        # worker's threads share one process, which loads the model once).
+        worker_max_memory_per_child=settings.worker_max_memory_mb * 1024 or None,
+        worker_max_tasks_per_child=settings.worker_max_tasks or None,
         worker_send_task_events=not settings.embedded,
         task_send_sent_event=not settings.embedded,
     )

@@ -87,7 +87,10 @@ def decode_text(data: bytes) -> Decoded:
             text = body.decode("utf-8", errors="replace")
             notes.append("bytes that are not UTF-8 replaced by \ufffd")
     else:
-        text = body.decode(encoding.codec, errors="replace")
+        try:
+            text = body.decode(encoding.codec, errors="replace")
+        except UnicodeError:
+            text = body.decode("latin-1")
     text, nul_notes = _without_nuls(text)
     return Decoded(text, tuple(notes + nul_notes))
 
@@ -96,7 +99,10 @@ def looks_like_text(sample: bytes) -> bool:
     """Whether the start of a file is text: almost only printable chars, and NULs only as
     padding at the end or as the odd separator."""
     encoding = detect(sample)
-    text = codecs.getincrementaldecoder(encoding.codec)(errors="replace").decode(sample[encoding.bom:], final=False)
+    try:
+        text = codecs.getincrementaldecoder(encoding.codec)(errors="replace").decode(sample[encoding.bom:], final=False)
+    except UnicodeError:  # a codec that refuses outright instead of replacing: not text it can read
+        text = sample.decode("latin-1")
     text = text.rstrip("\x00")
     if not text or text.count("\x00") > _MAX_NUL_SHARE * len(text):
         return False
@@ -131,7 +137,9 @@ def _single_byte(sample: bytes) -> Encoding:
     if charset_normalizer.from_bytes(sample, cp_isolation=["cp1252"], threshold=_MAX_CHAOS, enable_fallback=False).best() is not None:
         return Encoding("cp1252", 0, "Windows-1252")
     best = charset_normalizer.from_bytes(sample, threshold=_MAX_CHAOS, enable_fallback=False).best()
-    if best is not None and best.encoding not in ("utf_8", "ascii"):
+    # Unicode codecs are ruled out above; charset-normalizer's utf_16/utf_32 need a byte-order
+    # mark the file lacks, and would raise on it (found by ops/fuzz_parsers.py).
+    if best is not None and best.encoding != "ascii" and not best.encoding.startswith("utf"):
         return Encoding(best.encoding, 0, f"{best.encoding} (detected by charset-normalizer)")
     return Encoding("latin-1", 0, "Latin-1")
 

@@ -175,7 +175,7 @@ def _page_size(pdf: pdfium.PdfDocument, path: Path, page_number: int) -> tuple[f
         with pikepdf.open(path, password="") as document:
             box = document.pages[page_number - 1].mediabox
             return abs(float(box[2]) - float(box[0])), abs(float(box[3]) - float(box[1]))
-    except (pikepdf.PdfError, IndexError, ValueError, TypeError):
+    except (pikepdf.PikepdfError, IndexError, ValueError, TypeError):
         return None
 
 

@@ -45,9 +45,7 @@ def unlock_with_empty_password(path: Path) -> Rescued | None:
             if pdf.is_encrypted and not pdf.user_password_matched:
                 return None  # only the owner password is empty: it has an open password
             return Rescued(_saved(pdf), "encrypted PDF opened with the empty user password (by qpdf)")
-    except pikepdf.PasswordError:
-        return None
-    except pikepdf.PdfError:
+    except pikepdf.PikepdfError:  # a password, or damage qpdf cannot read past ("/Count is wrong ...")
         return None
 
 
@@ -58,8 +56,15 @@ def repair(path: Path) -> Rescued:
         pdf = pikepdf.open(path, password="", attempt_recovery=True)
     except pikepdf.PasswordError as exc:
         raise Unrescuable("it is also encrypted with a password") from exc
-    except pikepdf.PdfError as exc:
+    except pikepdf.PikepdfError as exc:
         raise Unrescuable(f"qpdf could not rebuild it either ({_short(exc)})") from exc
+    try:
+        return _checked_whole(path, pdf)
+    except pikepdf.PikepdfError as exc:  # damage that shows only when the pages are walked (found by fuzzing)
+        raise Unrescuable(f"qpdf could not rebuild it either ({_short(exc)})") from exc
+
+
+def _checked_whole(path: Path, pdf: pikepdf.Pdf) -> Rescued:
     with pdf:
         if pdf.is_encrypted and not pdf.user_password_matched:
             raise Unrescuable("it is also encrypted with a password")
@@ -88,7 +93,7 @@ def _lost_parts(page: pikepdf.Page) -> str | None:
         return "content"
     try:
         instructions = pikepdf.parse_content_stream(page, "Do Tf")
-    except pikepdf.PdfError:
+    except pikepdf.PikepdfError:
         return "content"
     resources = page.resources
     for instruction in instructions:
@@ -114,7 +119,7 @@ def _readable(stream: object) -> bool:
         return False
     try:
         stream.read_raw_bytes()
-    except pikepdf.PdfError:
+    except pikepdf.PikepdfError:
         return False
     return True
 

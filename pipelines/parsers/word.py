@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import xml.sax
 import zipfile
+import zlib
 from pathlib import Path
 
 import defusedxml
@@ -69,7 +70,9 @@ def _archive(path: Path, stage: Stage, limits: ReadLimits) -> zipfile.ZipFile:
     """The ZIP opened (its central directory read, nothing inflated), held to the caps."""
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:  # ValueError: a nonsense directory entry
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError, EOFError) as exc:
+        # ValueError: a nonsense directory entry; NotImplementedError: a ZIP version zipfile
+        # does not read (found by ops/fuzz_parsers.py)
         raise DocumentFailed(stage, f"DOCX/ZIP is corrupt or truncated: {exc}") from exc
     try:
         entries = archive.infolist()
@@ -102,7 +105,8 @@ def check_xml_parts(archive: zipfile.ZipFile, stage: Stage) -> None:
             ) from exc
         except xml.sax.SAXParseException:
             continue
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as exc:
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, NotImplementedError) as exc:
+            # zlib.error: a damaged deflate stream (found by ops/fuzz_parsers.py)
             raise DocumentFailed(stage, f"DOCX/ZIP is corrupt or truncated: {entry.filename}: {exc}") from exc
 
 

@@ -121,6 +121,29 @@ def _document_xml(body_text: str, doctype: str = "") -> bytes:
             f'<w:p><w:r><w:t>{SENTENCE}</w:t></w:r></w:p></w:body></w:document>').encode()
 
 
+def write_damaged_deflate_docx(path: Path) -> None:
+    """A .docx whose directory is intact but whose document.xml's compressed bytes are damaged
+    mid-stream, as a bad sector or a careless transfer leaves it (zlib: "invalid distance")."""
+    _write_docx_with(path, _document_xml(" ".join(f"Clause {i} of the agreement." for i in range(400))))
+    with zipfile.ZipFile(path) as archive:
+        entry = archive.getinfo("word/document.xml")
+    data = bytearray(path.read_bytes())
+    start = entry.header_offset + 30 + len(entry.filename.encode()) + len(entry.extra)
+    middle = start + entry.compress_size // 2
+    data[middle:middle + 16] = bytes((b ^ 0x5A) for b in data[middle:middle + 16])
+    path.write_bytes(bytes(data))
+
+
+def write_future_zip_version_docx(path: Path) -> None:
+    """A .docx whose central directory says its parts need ZIP version 24.2 to extract, which
+    no tool implements (a fuzzer's mutation of a real one)."""
+    _write_docx_with(path)
+    data = bytearray(path.read_bytes())
+    entry = data.index(b"PK\x01\x02")
+    data[entry + 6:entry + 8] = (242).to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+
+
 def write_zip_bomb_docx(path: Path, inflated_mb: int = 300) -> None:
     """A ~1 MB .docx whose document.xml inflates to `inflated_mb` MB of spaces inside one run.
     Made at deflate level 1, the fastest: ~0.4 s for 300 MB."""
@@ -195,3 +218,91 @@ def write_long_txt(path: Path, chars: int) -> None:
     """At least `chars` chars of contract sentences, one paragraph each."""
     paragraph = (SENTENCE + "\n\n").encode()
     path.write_bytes(paragraph * (chars // len(paragraph) + 1))
+
+
+# Files that are not what their names say, and PDFs built to loop or recurse -------------------
+
+
+def write_disguised(path: Path, kind: str) -> None:
+    """Bytes of another kind under a contract's name: an HTML page, a PNG, a ZIP or random bytes
+    saved as .pdf, or a PDF saved as .docx (shared drives are full of them)."""
+    if kind == "html":
+        path.write_bytes(b"<!DOCTYPE html><html><body><h1>Supply Agreement</h1><p>Download failed.</p></body></html>")
+    elif kind == "png":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    elif kind == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("contract.txt", SENTENCE)
+    elif kind == "random":
+        path.write_bytes(bytes((i * 7919 + 13) % 256 for i in range(64 * 1024)))
+    elif kind == "pdf":
+        path.write_bytes(contract_pdf())
+    else:
+        raise ValueError(f"no disguise {kind!r}")
+
+
+def write_docm_as_docx(path: Path) -> None:
+    """A macro-enabled Word file (.docm: its main part's content type says so, and it carries
+    word/vbaProject.bin) renamed .docx.  clausemill reads its text and never runs anything."""
+    _write_docx_with(path, extra={"word/vbaProject.bin": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 512})
+
+
+def write_many_pages_pdf(path: Path, pages: int) -> None:
+    """A PDF of `pages` blank pages (sharing one content stream, so it stays small)."""
+    with pikepdf.new() as pdf:
+        for _ in range(pages):
+            pdf.add_blank_page(page_size=(612, 792))
+        pdf.save(path)
+
+
+def write_unicode_password_pdf(path: Path) -> None:
+    """The contract behind an AES-256 open password in Unicode: it stays closed."""
+    encryption = pikepdf.Encryption(user="mot de passe \u00e9t\u00e9 \u5951\u7d04", owner="owner \u00fc", R=6)
+    with pikepdf.open(io.BytesIO(contract_pdf())) as pdf:
+        pdf.save(path, encryption=encryption)
+
+
+def _raw_pdf(objects: list[bytes], root: int = 1, startxref: int | None = None) -> bytes:
+    """A PDF written by hand from its objects (numbered from 1), with a correct xref unless
+    `startxref` says where the trailer should point instead."""
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, root, startxref if startxref is not None else xref)
+    return bytes(out)
+
+
+def write_page_tree_loop_pdf(path: Path) -> None:
+    """A page tree whose node lists itself among its kids: a reader that walks it without
+    remembering where it has been never stops."""
+    path.write_bytes(_raw_pdf([b"<< /Type /Catalog /Pages 2 0 R >>",
+                               b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
+                               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]))
+
+
+def write_deeply_nested_pdf(path: Path, depth: int = 100_000) -> None:
+    """An array nested `depth` deep inside the catalog: a recursive parser's stack overflows."""
+    nested = b"[" * depth + b"]" * depth
+    path.write_bytes(_raw_pdf([b"<< /Type /Catalog /Pages 2 0 R /Junk " + nested + b" >>",
+                               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]))
+
+
+def write_startxref_past_end_pdf(path: Path) -> None:
+    """The contract whose `startxref` points past the end of the file."""
+    data = contract_pdf()
+    head = data[: data.rindex(b"startxref")]
+    path.write_bytes(head + b"startxref\n%d\n%%%%EOF\n" % (len(data) * 10))
+
+
+def write_shifted_offsets_pdf(path: Path) -> None:
+    """The contract with junk inserted after its header, so every offset in its xref is off."""
+    data = contract_pdf()
+    cut = data.index(b"\n", 10) + 1
+    path.write_bytes(data[:cut] + b"% " + b"junk " * 2000 + b"\n" + data[cut:])
