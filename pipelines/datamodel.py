@@ -36,6 +36,15 @@ class DocumentFailed(Exception):
         self.reason = reason
 
 
+class AnalyserSkipped(Exception):
+    """One analyser could not give this document its findings (the model ran past its time
+    limit); the document goes on with the others', and `note` tells its report so."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+
+
 @dataclass(frozen=True)
 class FileFacts:
     """What ingest learns about an input file before any parsing."""

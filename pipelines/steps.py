@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage, StageSpec, analyser_stages
-from pipelines.datamodel import DocumentFailed, Finding, Segment
+from pipelines.datamodel import AnalyserSkipped, DocumentFailed, Finding, Segment
 from pipelines.parsers.limits import ReadLimits
 from pipelines.review.budget import ContractStakes, contract_stakes
 from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
@@ -183,7 +183,14 @@ def analyse(settings: Settings, doc: DocumentRef, stage: Stage, analyser: Analys
     with session_scope(settings.effective_database_url, write=False) as session:
         text = repository.load_text(session, doc.id)
         segments = repository.load_segments(session, doc.id)
-    findings = analyser(text, segments)
+    try:
+        findings = analyser(text, segments)
+    except AnalyserSkipped as skipped:  # the others' findings stand; the report says why these are missing
+        findings = []
+        logs.log("analyser skipped", stage=stage, batch_id=doc.batch_id, sha256=doc.sha256, document_id=doc.id,
+                 level=logging.WARNING, why=skipped.note)
+        with session_scope(settings.effective_database_url) as session:
+            repository.add_note(session, doc.id, skipped.note)
     with session_scope(settings.effective_database_url) as session:
         repository.replace_findings(session, doc.id, SPECS[stage].analyser, findings)
 

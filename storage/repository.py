@@ -222,6 +222,13 @@ def pages_waiting_for_ocr(session: Session, document_id: int) -> list[int]:
     return [p.number for p in load_pages(session, document_id) if p.needs_ocr]
 
 
+def add_note(session: Session, document_id: int, note: str) -> None:
+    """Say on the document how it was read or analysed (a rules-only analysis, a repair)."""
+    document = session.get(schema.Document, document_id, with_for_update=True)
+    if document is not None and note not in (document.notes or []):
+        document.notes = [*(document.notes or []), note]
+
+
 def start_delivery(session: Session, document_id: int, task: str) -> int:
     """Record that a delivery of `task` starts; returns how many earlier ones never ended."""
     document = session.get(schema.Document, document_id, with_for_update=True)

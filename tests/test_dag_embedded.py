@@ -138,3 +138,22 @@ def test_audit_explains_bad_arguments(embedded_env: dict[str, str], tmp_path: Pa
     (tmp_path / "empty").mkdir()
     empty = run_cli(["audit", str(tmp_path / "empty")], embedded_env)
     assert empty.returncode == 2 and "No .pdf, .txt or .docx files" in empty.stderr
+
+
+def test_a_model_past_its_time_limit_leaves_a_rules_only_audit(embedded_env: dict[str, str], tmp_path: Path) -> None:
+    """A document the model cannot finish within the analyse limit (here 6 s, so the gpu task
+    waits 1 s for a 1,000-segment file) is audited by the rules alone, and the report says so."""
+    from pipelines.samples import generate_contract
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "long.txt").write_text("\n\n".join(generate_contract(seed).text for seed in range(10)))
+    env = {**embedded_env, "CLAUSEMILL_ANALYSE_TIME_LIMIT_S": "6"}
+    result = run_cli(["audit", str(folder), "--out", str(tmp_path / "out")], env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [document] = json.loads((tmp_path / "out" / "report.json").read_text())["documents"]
+    assert document["status"] == "done"
+    assert any(n.startswith("rules only: the model did not finish this file within its 1 s") for n in document["notes"])
+    assert document["assessment"]["findings"], "the rules' findings are there"
+    assert not any("model" in m["finding"]["source"] for m in document["assessment"]["findings"])
+

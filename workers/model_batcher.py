@@ -12,7 +12,8 @@ inference thread takes one part of every document in progress, so a contract of 
 segments is done in the round it joins while a 20,000-segment one advances part by part
 beside it, instead of holding every document behind it for minutes.  A task thread waits at
 most its stage's time limit, which Celery cannot enforce on a thread pool: past it the
-document ends `failed` saying so, its remaining parts are dropped, and the worker keeps serving.
+document goes on with the rules' findings alone (its report says so), its remaining parts
+are dropped, and the worker keeps serving.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from typing import Any, Protocol
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage
-from pipelines.datamodel import DocumentFailed, Finding, Segment
+from pipelines.datamodel import AnalyserSkipped, Finding, Segment
 from pipelines.settings import Settings
 
 CHUNK_SEGMENTS = 512
@@ -152,15 +153,16 @@ class GpuModel:
             return self._batcher
 
     def predict(self, segments: list[Segment]) -> list[Finding]:
-        """The document's findings, or DocumentFailed when the model took longer than the stage's
-        time limit (less a margin to record it): a thread pool has no Celery time limit."""
+        """The document's findings; AnalyserSkipped when the model took longer than the stage's
+        time limit (less a margin to record it), which a thread pool does not enforce: the
+        document goes on with the rules' findings alone, and its report says so."""
         limit_s = max(1, SPECS[Stage.ANALYSE_MODEL].time_limit_s(self._settings) - WAIT_MARGIN_S)
         try:
             return self.load().predict(segments, timeout_s=limit_s)
         except TimeoutError:
-            raise DocumentFailed(Stage.ANALYSE_MODEL, f"the model did not finish this file within its {limit_s} s "
-                                 f"time limit ({len(segments)} segments, with other documents' beside them); "
-                                 "raise CLAUSEMILL_ANALYSE_TIME_LIMIT_S or audit it on its own") from None
+            raise AnalyserSkipped(f"rules only: the model did not finish this file within its {limit_s} s time "
+                                  f"limit ({len(segments)} segments); raise CLAUSEMILL_ANALYSE_TIME_LIMIT_S and "
+                                  "audit it again for the model's findings") from None
 
 
 WAIT_MARGIN_S = 5
