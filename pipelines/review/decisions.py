@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from pipelines.datamodel import Finding
 from pipelines.review.budget import same_evidence
-from pipelines.review.double_review import reviews_needed, standing_rows
+from pipelines.review.double_review import final_decision
 from pipelines.terms.value import VALUE_NOTE
 
 SOURCE = "reviewer"
@@ -46,9 +46,7 @@ def standing(trail: Iterable[dict]) -> list[Decided]:
         rows.setdefault(row["item_id"], []).append(row)
     out = []
     for item_rows in rows.values():
-        stack = standing_rows(item_rows)
-        if stack and len(stack) >= reviews_needed(stack[0]["previous"].get("evidence")):
-            row = stack[-1]
+        if (row := final_decision(item_rows)) is not None:
             evidence = row["previous"].get("evidence") or {}
             out.append(Decided(row["previous"]["category"], int(evidence.get("start") or 0), int(evidence.get("end") or 0),
                                int(evidence.get("page") or 1), evidence.get("text") or "", row["action"],

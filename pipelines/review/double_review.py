@@ -57,6 +57,15 @@ def standing_rows(rows: Iterable[Row]) -> list[Row]:
     return stack
 
 
+def final_decision(rows: Iterable[Row]) -> Row | None:
+    """The decision that stands on one item, from its trail rows in order: the last one not
+    undone, once the item has as many as it needs (a double review's second); else None."""
+    stack = standing_rows(rows)
+    if not stack or len(stack) < reviews_needed(stack[0]["previous"].get("evidence")):
+        return None
+    return stack[-1]
+
+
 def mark_double_review(items: list[dict], share: float, sha256: str) -> list[dict]:
     """Review items as aggregation stores them (dicts with a category and evidence), those
     drawn into the batch's share marked as needing two decisions."""

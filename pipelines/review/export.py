@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pipelines.datamodel import document_text
-from pipelines.review.double_review import reviews_needed, standing_rows
+from pipelines.review.double_review import final_decision
 from pipelines.review.recalibration import SKIPPED_REJECTS
 from storage.schema import Document, ReviewDecision
 
@@ -98,10 +98,9 @@ def training_rows(session: Session, batch_id: str | None = None) -> Iterator[tup
 
     per_document: dict[int, dict[tuple[str, int, int], bool]] = {}
     for trail in item_trails(session, batch_id).values():
-        stack = standing_rows(trail)
-        if not stack or len(stack) < reviews_needed(stack[0]["previous"].get("evidence")):
+        last = final_decision(trail)
+        if last is None:
             continue  # undone, or a double review waiting for its second decision
-        last = stack[-1]
         evidence = last["previous"].get("evidence") or {}
         span = (int(evidence.get("start") or 0), int(evidence.get("end") or 0))
         if span[1] <= span[0]:

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pipelines.datamodel import Finding
-from pipelines.review.double_review import reviews_needed, standing_rows
+from pipelines.review.double_review import final_decision
 
 PRIOR = 2.0
 """Weight of the pull toward (scale 1, bias 0), in decisions."""
@@ -116,10 +116,9 @@ def presence_labels(trails: Iterable[list[Mapping]]) -> list[Label]:
     item's final one, once it has both), from the trails `repository.item_trails` reads."""
     labels = []
     for trail in trails:
-        stack = standing_rows(trail)
-        if not stack or len(stack) < reviews_needed(stack[0]["previous"].get("evidence")):
+        row = final_decision(trail)
+        if row is None:
             continue  # undone, or a double review waiting for its second decision
-        row = stack[-1]
         evidence = row["previous"].get("evidence") or {}
         parts = evidence.get("priority_parts") or {}
         confidence = evidence.get("uncalibrated", evidence.get("confidence"))
