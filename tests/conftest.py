@@ -144,11 +144,12 @@ def _server_mode_env(tmp_path: Path, redis_db: int, database_url: str) -> dict[s
 class WorkerProcess:
     """A real `clausemill worker` in its own process group."""
 
-    def __init__(self, env: dict[str, str], queue: str, concurrency: int, log: Path) -> None:
+    def __init__(self, env: dict[str, str], queue: str, concurrency: int, log: Path,
+                 program: tuple[str, ...] = ("-m", "pipelines.cli")) -> None:
         self.log = log
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
+                [sys.executable, *program, "worker", "--queues", queue, "--concurrency", str(concurrency)],
                 env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )
 
@@ -175,8 +176,10 @@ class WorkerProcess:
 def start_worker(tmp_path: Path) -> Iterator:
     started: list[WorkerProcess] = []
 
-    def start(env: dict[str, str], queue: str = "cpu", concurrency: int = 2) -> WorkerProcess:
-        worker = WorkerProcess(env, queue, concurrency, tmp_path / f"{queue}-{len(started)}.log")
+    def start(env: dict[str, str], queue: str = "cpu", concurrency: int = 2,
+              program: tuple[str, ...] = ("-m", "pipelines.cli")) -> WorkerProcess:
+        """`program`: the Python arguments that run the CLI (a script that wraps it, say)."""
+        worker = WorkerProcess(env, queue, concurrency, tmp_path / f"{queue}-{len(started)}.log", program)
         started.append(worker)
         return worker
 

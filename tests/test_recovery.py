@@ -22,7 +22,7 @@ from pipelines.settings import Settings
 from storage import repository, schema
 from storage.database import session_scope
 from storage.schema import utcnow
-from test_dag_embedded import assert_no_duplicate_findings, database_url, load_batch, processes_using
+from test_dag_embedded import assert_no_duplicate_findings, database_url, load_batch, processes_using, row_counts
 from test_dag_server import batch_done, ocr_under_way
 from workers.broker import queue_lengths, waiting_document_ids
 from workers.celery_app import create_app
@@ -230,6 +230,47 @@ def test_a_file_that_crashes_its_worker_twice_ends_failed_and_the_batch_complete
     assert scanned.status is DocumentStatus.FAILED and scanned.stage is Stage.OCR
     assert "the worker crashed twice while reading a page of this file by OCR" in scanned.reason
     assert documents["msa-meridian-granite.txt"].status is DocumentStatus.DONE
+
+
+CPU_TASKS = ("ingest", "extract", "ocr_page", "segment", "analyse_rules", "aggregate", "persist")
+
+
+def test_sigkill_in_each_stage_in_turn_loses_and_duplicates_nothing(
+        sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+    """tests/crash_each_stage.py: the first task of every cpu stage kills its pool process as it
+    starts, and the next as it ends (writes made, next stage sent, no ack).  Each is delivered
+    again, and the batch ends as a batch without kills does, each finding once."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("scanned-distribution-agreement.pdf", "msa-meridian-granite.txt", "supply-brightwater-granite.pdf"):
+        (folder / name).symlink_to(sample_dir / name)
+    marks = tmp_path / "crashes"
+    marks.mkdir()
+    env = {**server_env, "CLAUSEMILL_MODEL_ENABLED": "false", "CLAUSEMILL_TEST_CRASH_MARKS": str(marks)}
+    url = env["CLAUSEMILL_DATABASE_URL"]
+    start_worker(env, "cpu", 2, program=(str(REPO / "tests" / "crash_each_stage.py"),))
+    crashed = run_cli(["audit", str(folder), "--batch-id", "crashed", "--out", str(tmp_path / "out")], env)
+    assert crashed.returncode == 0, crashed.stdout + crashed.stderr
+    assert sorted(p.name for p in marks.iterdir()) == sorted(
+        f"clausemill.cpu.{task}.{moment}" for task in CPU_TASKS for moment in ("start", "end"))
+
+    batch = load_batch(url, "crashed")
+    assert {d.filename: d.status for d in batch.documents} == dict.fromkeys(
+        (p.name for p in folder.iterdir()), DocumentStatus.DONE)
+    assert_no_duplicate_findings(url, "crashed")
+    reference = run_cli(["audit", str(folder), "--batch-id", "reference", "--out", str(tmp_path / "ref")], env)
+    assert reference.returncode == 0, reference.stdout + reference.stderr
+    assert row_counts(url, "crashed") == row_counts(url, "reference")
+    assert finding_counts(url, "crashed") == finding_counts(url, "reference")
+
+
+def finding_counts(url: str, batch_id: str) -> dict[str, int]:
+    """Rule findings per file (the model is off, so the runs must agree exactly)."""
+    with session_scope(url) as session:
+        rows = session.execute(select(schema.Document.filename, func.count(schema.Finding.id))
+                               .join(schema.Finding, schema.Finding.document_id == schema.Document.id)
+                               .where(schema.Document.batch_id == batch_id).group_by(schema.Document.filename)).all()
+    return dict(rows)
 
 
 class PrivatePostgres:
