@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     parse_memory_limit_mb: int = Field(default=1536, ge=64)
     parse_time_margin_s: int = Field(default=10, ge=1)
     max_page_megapixels: float = Field(default=100.0, gt=0)  # A1 at 300 dpi is 70; A0 is 139
+    # An image inside a page is decoded whole before it is scaled: a letter page scanned at
+    # 1,200 dpi is 135 megapixels, an A3 one 280; a 40,000-pixel square 1,600.
+    max_image_megapixels: float = Field(default=300.0, gt=0)
     max_docx_uncompressed_mb: float = Field(default=256.0, gt=0)
     max_docx_entries: int = Field(default=5000, gt=0)
     max_document_chars: int = Field(default=5_000_000, gt=0)

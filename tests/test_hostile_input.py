@@ -12,23 +12,27 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytesseract
 import pytest
 
 from pipelines.dag import Stage
 from pipelines.datamodel import DocumentFailed, PageText
 from pipelines.parsers.limits import ReadLimits, current_limits
+from pipelines.parsers.pdf import is_mojibake, open_pdf, pdfium_render
 from pipelines.parsers.sandbox import ParserCrashed, run_isolated
 from pipelines.parsers.word import _document_text
 from pipelines.samples import hostile
+from pipelines.samples.contracts import generate_contract
 from pipelines.stages.extract import extract_text_layer
 from pipelines.stages.ingest import inspect_file
-from pipelines.stages.ocr import ocr_page
+from pipelines.stages.ocr import ocr_page, reads_poorly
 from pipelines.stages.segment import segment_document
 from workers.outcome import Fail, Limits, outcome
 
@@ -72,6 +76,19 @@ WRITERS: dict[str, Callable[[Path], None]] = {
     "nested-100000.pdf": hostile.write_deeply_nested_pdf,
     "startxref-past-end.pdf": hostile.write_startxref_past_end_pdf,
     "shifted-offsets.pdf": hostile.write_shifted_offsets_pdf,
+    "xref-loop-self.pdf": lambda p: hostile.write_xref_loop_pdf(p, sections=1),
+    "xref-loop.pdf": hostile.write_xref_loop_pdf,
+    "outline-loop.pdf": hostile.write_outline_loop_pdf,
+    "flate-bomb.pdf": hostile.write_flate_bomb_pdf,
+    "flate-bomb-unused.pdf": lambda p: hostile.write_flate_bomb_pdf(p, drawn=False),
+    "image-40000.pdf": hostile.write_huge_image_pdf,
+    "rotated-page-scan.pdf": lambda p: hostile.write_rotated_scan_pdf(p, "page"),
+    "sideways-scan.pdf": lambda p: hostile.write_rotated_scan_pdf(p, "pixels"),
+    "cjk.pdf": hostile.write_cjk_pdf,
+    "type3-standard-names.pdf": lambda p: hostile.write_type3_pdf(p, "standard"),
+    "type3-made-up-names.pdf": lambda p: hostile.write_type3_pdf(p, "made-up"),
+    "type3-made-up-codes.pdf": lambda p: hostile.write_type3_pdf(p, "made-up-codes"),
+    "no-tounicode.pdf": hostile.write_no_tounicode_pdf,
 }
 
 
@@ -161,6 +178,134 @@ def test_a_200_inch_page_is_refused_before_it_is_drawn(files: dict[str, Path]) -
         "page 1 is 200 x 200 in: drawn at 300 dpi it would be 60,000 x 60,000 pixels (3,600 megapixels), "
         "over the limit of 100 megapixels (CLAUSEMILL_MAX_PAGE_MEGAPIXELS)"
     )
+
+
+def test_a_page_drawing_a_40000_pixel_image_is_refused_before_it_is_drawn(files: dict[str, Path]) -> None:
+    """Failed in OCR, at once: the page is letter size, but its image declares 40,000 x 40,000
+    pixels, which PDFium would decode whole (1.6 GB) or, short of memory, leave out, so OCR
+    would read a blank page as one without words."""
+    [page] = extract_text_layer(files["image-40000.pdf"], "pdf")
+    assert page.needs_ocr
+    started = time.perf_counter()
+    failure = _fails(lambda: ocr_page(files["image-40000.pdf"], 1, dpi=300))
+    assert time.perf_counter() - started < 5  # decoding the image takes ~10 s: the size was checked first
+    assert (failure.stage, failure.reason) == (
+        Stage.OCR, "page 1 draws an image of 40,000 x 40,000 pixels (1,600 megapixels), over the limit of "
+                   "300 megapixels (CLAUSEMILL_MAX_IMAGE_MEGAPIXELS)")
+
+
+@pytest.mark.parametrize("name", ["xref-loop-self.pdf", "xref-loop.pdf", "outline-loop.pdf"])
+def test_a_pdf_whose_xref_chain_or_bookmarks_loop_is_read_whole(files: dict[str, Path], name: str) -> None:
+    """Done, without a note: PDFium stops at a /Prev it has already read and never walks the
+    bookmarks, so ingest and extraction (in their child processes) read the contract as it is."""
+    facts = _ingest(files[name])
+    assert (facts.kind, facts.page_count, facts.notes) == ("pdf", 3, ())
+    assert _text(files[name], "pdf") == _text(files["intact.pdf"], "pdf")
+
+
+def test_a_flate_stream_that_inflates_to_2_gb_fails_on_memory_unless_nothing_draws_it(files: dict[str, Path]) -> None:
+    """Failed at extract when it is page 1's content: PDFium inflates a content stream whole
+    (3.2 GB and 15 s without a limit), so the child dies at its memory limit (256 MB here;
+    at the default 1,536 MB it dies in ~3 s).  Done when nothing uses the stream: no reader
+    inflates it.  Ingest passes both: counting pages draws nothing."""
+    limits = _with(current_limits(), memory_mb=256)
+    assert _ingest(files["flate-bomb.pdf"]).page_count == 3
+    started = time.perf_counter()
+    failure = _fails(lambda: extract_text_layer(files["flate-bomb.pdf"], "pdf", limits))
+    assert time.perf_counter() - started < 5
+    assert failure.stage == Stage.EXTRACT
+    assert failure.reason.startswith("needs more than 256 MB to read its text (CLAUSEMILL_PARSE_MEMORY_LIMIT_MB)")
+    unused = "\n".join(page.text for page in extract_text_layer(files["flate-bomb-unused.pdf"], "pdf", limits))
+    assert unused == _text(files["intact.pdf"], "pdf")
+    _assert_worker_goes_on(files)
+
+
+# PDFs: scans turned, other scripts, fonts without Unicode -------------------------------------
+
+OCR_DPI = 150  # the scans' own resolution: half the default's cost, and they read as well
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def _share_found(expected: str, text: str) -> float:
+    """The share of `expected`'s words that are among `text`'s words."""
+    found = set(_words(text))
+    wanted = _words(expected)
+    return sum(word in found for word in wanted) / len(wanted)
+
+
+def _contract_start(chars: int = 600) -> str:
+    """The first `chars` chars of the text of the contract the fixtures are made from."""
+    return generate_contract(404, short=True).text[:chars]
+
+
+@pytest.mark.parametrize("name", ["rotated-page-scan.pdf", "sideways-scan.pdf"])
+def test_a_scan_turned_a_quarter_is_read_upright(files: dict[str, Path], name: str) -> None:
+    """Done: a page whose /Rotate turns its sideways image upright is drawn upright by PDFium;
+    a page whose pixels alone are sideways reads poorly, so Tesseract's orientation detection
+    is asked, and the page is turned and read again.  Either way the words' boxes are on the
+    page as it is shown: on the sideways page, a line of text is a tall, narrow column."""
+    [page] = extract_text_layer(files[name], "pdf")
+    assert page.needs_ocr
+    read = ocr_page(files[name], 1, dpi=OCR_DPI)
+    assert _share_found(_contract_start(), read.text) >= 0.95
+    title = [word for word in read.words if word.text == "AGREEMENT"][0]
+    x0, top, x1, bottom = title.box
+    assert 0 <= x0 < x1 <= read.width and 0 <= top < bottom <= read.height
+    assert (bottom - top > x1 - x0) == (name == "sideways-scan.pdf")
+
+
+def test_a_page_that_reads_well_is_not_asked_about_its_orientation(files: dict[str, Path],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Orientation detection costs ~75% of a page's OCR, so a page that reads well never pays it:
+    the upright page's first reading is confident enough (the sideways one's is not, or the
+    test above would not find its words)."""
+    monkeypatch.setenv("OMP_THREAD_LIMIT", "1")
+    with open_pdf(files["rotated-page-scan.pdf"], Stage.OCR) as pdf:
+        image = pdfium_render(pdf, 1, OCR_DPI).image
+    assert not reads_poorly(pytesseract.image_to_data(image, output_type=pytesseract.Output.DICT))
+
+
+def test_chinese_and_japanese_text_layers_are_read_as_they_are(files: dict[str, Path]) -> None:
+    """Done: Adobe's CJK fonts, not embedded, map to Unicode by their CMaps; PDFium needs no font
+    file to give the text back, and the mojibake check leaves CJK letters alone."""
+    facts = _ingest(files["cjk.pdf"])
+    assert (facts.page_count, facts.notes) == (1, ())
+    [page] = extract_text_layer(files["cjk.pdf"], "pdf")
+    assert page.text.split("\n") == [hostile.SENTENCE, *(line for _, line in hostile.CJK_LINES)]
+
+
+@pytest.mark.parametrize("name", ["type3-standard-names.pdf", "type3-made-up-names.pdf"])
+def test_a_type3_font_at_ascii_codes_gives_its_text(files: dict[str, Path], name: str) -> None:
+    """Done: PDFium reads a Type3 font's letters from standard glyph names, and from the codes
+    when the names mean nothing (as TeX's bitmap fonts name them)."""
+    assert _text(files[name], "pdf") == hostile.SENTENCE
+
+
+def test_a_type3_font_whose_names_and_codes_mean_nothing_goes_to_ocr(files: dict[str, Path]) -> None:
+    """Sent to OCR: its text layer is control chars.  Its glyphs are boxes, so OCR reads no
+    word either, and the document fails in segment as a page without text."""
+    [page] = extract_text_layer(files["type3-made-up-codes.pdf"], "pdf")
+    assert page.needs_ocr
+    read = ocr_page(files["type3-made-up-codes.pdf"], 1, dpi=OCR_DPI)
+    assert _share_found(hostile.SENTENCE, read.text) == 0
+    failure = _fails(lambda: segment_document([read]))
+    assert (failure.stage, failure.reason) == (Stage.SEGMENT, "no text found: every page is blank after OCR")
+
+
+def test_a_font_without_tounicode_is_mojibake_and_the_page_is_ocred(files: dict[str, Path]) -> None:
+    """Done through OCR: the subset's codes are not Unicode, so PDFium's text is ~80% control
+    chars; extraction counts that as no text layer, and OCR reads what the page shows.  A
+    few private-use bullets of a symbol font do not make a page mojibake."""
+    with open_pdf(files["no-tounicode.pdf"], Stage.EXTRACT) as pdf:
+        assert is_mojibake(pdf[0].get_textpage().get_text_range())
+    [page] = extract_text_layer(files["no-tounicode.pdf"], "pdf")
+    assert (page.text, page.needs_ocr) == ("", True)
+    read = ocr_page(files["no-tounicode.pdf"], 1, dpi=OCR_DPI)
+    assert _share_found(_contract_start(), read.text) >= 0.95
+    assert not is_mojibake("\uf0b7 The Licensee shall pay each invoice within thirty days.\r\n" * 20)
 
 
 # Word files: caps before inflating, no DTD ever ----------------------------------------------

@@ -27,6 +27,7 @@ class ReadLimits:
     time_margin_s: int
     stage_time_s: tuple[tuple[Stage, int], ...]
     max_page_megapixels: float
+    max_image_megapixels: float
     max_docx_mb: float
     max_docx_entries: int
     max_chars: int
@@ -39,6 +40,7 @@ class ReadLimits:
             time_margin_s=settings.parse_time_margin_s,
             stage_time_s=tuple((stage, spec.time_limit_s(settings)) for stage, spec in SPECS.items()),
             max_page_megapixels=settings.max_page_megapixels,
+            max_image_megapixels=settings.max_image_megapixels,
             max_docx_mb=settings.max_docx_uncompressed_mb,
             max_docx_entries=settings.max_docx_entries,
             max_chars=settings.max_document_chars,
@@ -78,6 +80,24 @@ def check_page_pixels(stage: Stage, page_number: int, width_pt: float, height_pt
             f"page {page_number} is {width_pt / 72:.0f} x {height_pt / 72:.0f} in: drawn at {dpi} dpi it would be "
             f"{width_px:,.0f} x {height_px:,.0f} pixels ({megapixels:,.0f} megapixels), over the limit of "
             f"{limits.max_page_megapixels:g} megapixels (CLAUSEMILL_MAX_PAGE_MEGAPIXELS)",
+        )
+
+
+def check_image_pixels(stage: Stage, page_number: int, width_px: int, height_px: int, limits: ReadLimits) -> None:
+    """Refuse to draw a page that draws an image over the image megapixel cap, from the size the
+    image declares (its dictionary's /Width and /Height: nothing is decoded to know it).
+
+    PDFium decodes an image whole before it scales it onto the page, so the page's own size
+    says nothing of the cost: a 40,000 x 40,000 gray image on a letter page is 1,600 MB of
+    pixels, though the page at 300 dpi is 8 megapixels.  Short of memory, PDFium leaves the
+    image out and the page is drawn blank, which OCR would read as a page without words.
+    """
+    megapixels = width_px * height_px / 1e6
+    if megapixels > limits.max_image_megapixels:
+        raise DocumentFailed(
+            stage,
+            f"page {page_number} draws an image of {width_px:,} x {height_px:,} pixels ({megapixels:,.0f} megapixels), "
+            f"over the limit of {limits.max_image_megapixels:g} megapixels (CLAUSEMILL_MAX_IMAGE_MEGAPIXELS)",
         )
 
 

@@ -10,7 +10,9 @@ this module turns that into clean page text:
   than the page's usual line pitch (pipelines/parsers/layout.py), so paragraphs look like they
   do in CUAD's own texts and the segmenter can split on them;
 * PDFium's markers for hyphens (U+FFFE, soft hyphen) become `-`, no-break spaces and control
-  chars become spaces, so the text matches what a reader sees.
+  chars become spaces, so the text matches what a reader sees;
+* a text layer that is mostly control or private-use chars (mojibake: a font without a
+  /ToUnicode map whose codes are not letters) counts as no text layer, so the page is OCRed.
 
 Word boxes are the union of PDFium's text rectangles over the word's chars (one call per
 word, not per char), converted to PDF points with the origin at the top-left of the visible
@@ -18,7 +20,8 @@ page, whatever its crop box or rotation.
 
 Pages are rendered for OCR by PDFium too (the same page geometry extraction uses); a page
 PDFium cannot draw is drawn by poppler (pdf2image) instead.  A page whose bitmap would be over
-the megapixel cap is refused before either draws it (pipelines/parsers/limits.py).
+the megapixel cap is refused before either draws it (pipelines/parsers/limits.py), and so is a
+page that draws an image declared over the image cap, before PDFium decodes it.
 
 A file PDFium will not open gets a second chance through qpdf (pipelines/parsers/pdf_rescue.py):
 the empty password, or a rebuilt cross-reference table, noted in the document's facts.
@@ -28,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from ctypes import c_double
+from ctypes import c_double, c_uint
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +45,7 @@ from pipelines.dag import Stage
 from pipelines.datamodel import Box, DocumentFailed, DocumentKind, PageText
 from pipelines.parsers.base import RenderedPage, Survey
 from pipelines.parsers.layout import Line, assemble
-from pipelines.parsers.limits import ReadLimits, check_chars, check_page_pixels, current_limits
+from pipelines.parsers.limits import ReadLimits, check_chars, check_image_pixels, check_page_pixels, current_limits
 from pipelines.parsers.pdf_rescue import Unrescuable, repair, unlock_with_empty_password
 
 POINTS_PER_INCH = 72.0
@@ -52,6 +55,16 @@ _CLEAN_CHARS = str.maketrans(
 )
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\S+")
+_UNREADABLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
+"""Chars no text layer of readable text is made of: control chars (not tab, line ends or form
+feed), private-use chars and U+FFFD, what PDFium gives for a glyph it has no Unicode for."""
+_SPACES = " \t\r\n\f\u00a0"
+MOJIBAKE_SHARE = 0.3
+"""A text layer with more unreadable chars than this share of its non-space chars is mojibake.
+On CUAD's 419 filings (7,655 pages with 20 chars or more) the largest share is 0, and a page
+with a few private-use bullets from a symbol font has well under 1%.  The mojibake of a subset
+font without /ToUnicode is ~80% control chars."""
+_MIN_CHARS_TO_JUDGE = 20  # fewer non-space chars than this is a page number, not a text layer to judge
 _POPPLER_ERRORS = (PopplerNotInstalledError, PDFPageCountError, PDFSyntaxError, PDFPopplerTimeoutError)
 
 
@@ -101,7 +114,7 @@ class PdfParser:
             if size := _page_size(pdf, path, page_number):
                 check_page_pixels(Stage.OCR, page_number, *size, dpi, limits)
             try:
-                return pdfium_render(pdf, page_number, dpi)
+                return pdfium_render(pdf, page_number, dpi, limits)
             except pdfium.PdfiumError as pdfium_error:
                 try:
                     return poppler_render(path, page_number, dpi)
@@ -183,15 +196,50 @@ class PopplerFailed(Exception):
     """poppler gave no usable image of the page."""
 
 
-def pdfium_render(pdf: pdfium.PdfDocument, page_number: int, dpi: int) -> RenderedPage:
-    """The page as PDFium draws it; raises `PdfiumError` for a page it cannot load or draw."""
+def pdfium_render(pdf: pdfium.PdfDocument, page_number: int, dpi: int,
+                  limits: ReadLimits | None = None) -> RenderedPage:
+    """The page as PDFium draws it; raises `PdfiumError` for a page it cannot load or draw.
+
+    With `limits`, a page that draws an image over the image megapixel cap is refused before it is
+    drawn (`check_image_pixels`): loading the page parses its content, drawing decodes images.
+    """
     page = pdf[page_number - 1]
     try:
+        if limits is not None and (largest := largest_image(page)):
+            check_image_pixels(Stage.OCR, page_number, *largest, limits)
         width, height = page.get_size()
         image = page.render(scale=dpi / POINTS_PER_INCH, grayscale=True).to_pil()
     finally:
         page.close()
     return RenderedPage(image, width, height)
+
+
+_MAX_FORM_DEPTH = 15  # form XObjects nested deeper than this are not looked into (pypdfium2's default too)
+
+
+def largest_image(page: pdfium.PdfPage) -> tuple[int, int] | None:
+    """The declared (width, height) in pixels of the largest image the page draws, inline
+    images and those inside form XObjects included; None if it draws none.
+
+    Read from the page objects PDFium made when it loaded the page, through the raw calls
+    (no helper object per page object), and from each image's dictionary: nothing is decoded.
+    Images only in soft masks, patterns or annotation appearances are not seen; the OCR
+    child's memory limit bounds those.
+    """
+    width, height = c_uint(), c_uint()
+    largest: tuple[int, int] | None = None
+    stack = [(page.raw, pdfium_c.FPDFPage_CountObjects, pdfium_c.FPDFPage_GetObject, 0)]
+    while stack:
+        parent, count, get, depth = stack.pop()
+        for i in range(max(0, count(parent))):
+            obj = get(parent, i)
+            kind = pdfium_c.FPDFPageObj_GetType(obj)
+            if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE and pdfium_c.FPDFImageObj_GetImagePixelSize(obj, width, height):
+                if largest is None or width.value * height.value > largest[0] * largest[1]:
+                    largest = (width.value, height.value)
+            elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth + 1 < _MAX_FORM_DEPTH:
+                stack.append((obj, pdfium_c.FPDFFormObj_CountObjects, pdfium_c.FPDFFormObj_GetObject, depth + 1))
+    return largest
 
 
 def poppler_render(path: Path, page_number: int, dpi: int) -> RenderedPage:
@@ -228,7 +276,10 @@ def text_layer_page(pdf: pdfium.PdfDocument, index: int) -> PageText:
     try:
         width, height = page.get_size()
         textpage = page.get_textpage()
-        raw = _raw_text(textpage).translate(_CLEAN_CHARS)
+        raw = _raw_text(textpage)
+        if is_mojibake(raw):
+            return PageText(number=index + 1, text="", source="text-layer", width=width, height=height)
+        raw = raw.translate(_CLEAN_CHARS)
         if not raw.strip():
             return PageText(number=index + 1, text="", source="text-layer", width=width, height=height)
         spans = [match.span() for match in _WORD.finditer(raw)]
@@ -239,6 +290,21 @@ def text_layer_page(pdf: pdfium.PdfDocument, index: int) -> PageText:
         raise DocumentFailed(Stage.EXTRACT, f"PDF is corrupt or truncated: page {index + 1} cannot be read ({exc})") from exc
     finally:
         page.close()
+
+
+def is_mojibake(raw: str) -> bool:
+    """Whether PDFium's text of a page is mostly chars no readable text is made of.
+
+    A font without a /ToUnicode map whose codes are not Unicode (a subset numbered in order of
+    first use, a Type3 font with made-up glyph names) gives control chars for letters: as text
+    it is worse than none, since nothing downstream would find a clause in it.  Such a page is
+    treated as one without a text layer, so OCR reads what the page shows.  Counted by str.count
+    and one regex search: under 0.1 ms for a CUAD page, against ~6 ms to read its text.
+    """
+    counted = len(raw) - sum(raw.count(space) for space in _SPACES)
+    if counted < _MIN_CHARS_TO_JUDGE:
+        return False
+    return len(_UNREADABLE.findall(raw)) > MOJIBAKE_SHARE * counted
 
 
 def _raw_text(textpage: pdfium.PdfTextPage) -> str:

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import tempfile
 import zipfile
 import zlib
 from pathlib import Path
 
 import pikepdf
+from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
 from pipelines.samples.contracts import generate_contract
-from pipelines.samples.render import pdf_bytes, write_docx
+from pipelines.samples.render import pdf_bytes, write_docx, write_scanned_pdf
 
 PASSWD = Path("/etc/passwd")
 """What the external-entity .docx names; its text must never reach a document."""
@@ -306,3 +308,219 @@ def write_shifted_offsets_pdf(path: Path) -> None:
     data = contract_pdf()
     cut = data.index(b"\n", 10) + 1
     path.write_bytes(data[:cut] + b"% " + b"junk " * 2000 + b"\n" + data[cut:])
+
+
+def write_xref_loop_pdf(path: Path, sections: int = 2) -> None:
+    """The contract whose cross-reference sections chain back on themselves through /Prev:
+    with `sections=1` its trailer's /Prev names its own table; with 2 it names an update
+    section appended after it, whose /Prev names the first one again.  A reader that follows
+    /Prev without remembering where it has been never stops."""
+    data = contract_pdf()
+    xref = data.rindex(b"\nxref\n") + 1
+    trailer_end = data.rindex(b">>\nstartxref")
+    if sections == 1:
+        path.write_bytes(data[:trailer_end] + b"/Prev %d\n" % xref + data[trailer_end:])
+        return
+    prev = b"/Prev %010d\n"  # fixed width, so the update's offset is known before it is written
+    update_at = len(data) + len(prev % 0)
+    trailer = data[data.rindex(b"trailer"):trailer_end]
+    size, root = (re.search(key + rb" (\d+)", trailer).group(1) for key in (b"/Size", b"/Root"))
+    update = (b"xref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size %s /Root %s 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n"
+              % (size, root, xref, update_at))
+    head = data[:trailer_end] + prev % update_at + data[trailer_end:]
+    path.write_bytes(head + update)
+
+
+def write_outline_loop_pdf(path: Path) -> None:
+    """The contract with bookmarks (/Outlines) in a cycle: the second item's /Next is the
+    first, and it is its own /First child.  Readers that walk bookmarks must notice."""
+    with pikepdf.open(io.BytesIO(contract_pdf())) as pdf:
+        outlines = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Outlines, Count=2))
+        first, second = (pdf.make_indirect(pikepdf.Dictionary(
+            Title=pikepdf.String(title), Parent=outlines, Dest=pikepdf.Array([pdf.pages[n].obj, pikepdf.Name.Fit])))
+            for n, title in ((0, "Definitions"), (1, "Term")))
+        first.Next, first.Prev, second.Next, second.Prev = second, second, first, first
+        second.First, second.Last, second.Count = second, second, 1
+        outlines.First, outlines.Last = first, second
+        pdf.Root.Outlines = outlines
+        pdf.save(path)
+
+
+def _adler32_of_run(byte: int, length: int) -> int:
+    """zlib's checksum of `length` copies of `byte`, in closed form: adler32's two sums over a
+    run of one value are an arithmetic series, so 2 GB needs no pass over 2 GB."""
+    s1 = (1 + length * byte) % 65521
+    s2 = (length + byte * (length * (length + 1) // 2)) % 65521
+    return s2 << 16 | s1
+
+
+def _deflated_run(byte: int, block: int, blocks: int) -> bytes:
+    """A valid zlib stream of `block` x `blocks` copies of `byte`, made by compressing one
+    block: a full flush after each block resets the compressor, so every block after the first
+    compresses to the same bytes, and repeating them costs nothing.  Only the checksum at the
+    end must cover the whole run.  2 GB of spaces: 2.1 MB in ~0.3 s (deflate's best is ~1,000:1)."""
+    chunk = bytes([byte]) * block
+    compressor = zlib.compressobj(9)
+    first = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    again = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    end = compressor.flush()[:-4]  # the final empty block, less the checksum of three blocks
+    return first + again * (blocks - 1) + end + _adler32_of_run(byte, block * blocks).to_bytes(4, "big")
+
+
+def write_flate_bomb_pdf(path: Path, drawn: bool = True, inflated_mb: int = 2048) -> None:
+    """The contract with a 2 MB FlateDecode stream that inflates to `inflated_mb` MB of spaces:
+    as a second content stream of page 1 (`drawn`), which PDFium inflates whole to parse the
+    page (measured: 3.2 GB resident and 15 s without a limit), or as an object nothing uses,
+    which no reader inflates."""
+    with pikepdf.open(io.BytesIO(contract_pdf())) as pdf:
+        bomb = pdf.make_indirect(pikepdf.Stream(pdf, _deflated_run(0x20, 16 << 20, inflated_mb // 16),
+                                                Filter=pikepdf.Name.FlateDecode))
+        page = pdf.pages[0].obj
+        if drawn:
+            page.Contents = pikepdf.Array([page.Contents, bomb])
+        else:
+            pdf.Root.Unused = bomb
+        pdf.save(path)
+
+
+def write_huge_image_pdf(path: Path, side: int = 40_000) -> None:
+    """A letter-size page without text whose only content is one `side` x `side` 8-bit gray
+    image (zeros, 1.5 MB deflated): small on the page, but drawing it makes PDFium decode
+    1,600 MB of pixels first.  Measured without the image check: with 4 GB to spare PDFium
+    decodes it (10 s); short of memory it leaves the image out and the page is drawn blank."""
+    pixels = _deflated_run(0, side * 400, side // 400)
+    content = b"q 612 0 0 792 0 0 cm /Im0 Do Q"
+    path.write_bytes(_raw_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 4 0 R >> >> "
+        b"/Contents 5 0 R >>",
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /BitsPerComponent 8 /ColorSpace /DeviceGray "
+        b"/Filter /FlateDecode /Length %d >>\nstream\n" % (side, side, len(pixels)) + pixels + b"\nendstream",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+    ]))
+
+
+# scans, scripts and fonts ---------------------------------------------------------------------
+
+
+def _scanned_page(dpi: int = 150) -> Image.Image:
+    """Page 1 of the contract as pipelines.samples.render scans it (tilted, speckled, `dpi`)."""
+    with tempfile.TemporaryDirectory() as folder:
+        scan = Path(folder) / "scan.pdf"
+        write_scanned_pdf(generate_contract(404, short=True), scan, dpi)
+        with pikepdf.open(scan) as pdf:
+            [image] = pdf.pages[0].get_images().values()
+            return pikepdf.PdfImage(image).as_pil_image()
+
+
+def write_rotated_scan_pdf(path: Path, how: str, dpi: int = 150) -> None:
+    """Page 1 of the contract's scan stored a quarter turn counterclockwise (the text runs
+    bottom to top).  With `how="page"` the page's /Rotate 90 turns it upright when shown, as
+    scanners that feed letter paper landscape write it; with `how="pixels"` nothing does (a
+    page fed sideways), and only OCR's orientation detection can read it."""
+    if how not in ("page", "pixels"):
+        raise ValueError(f"no rotation {how!r}")
+    image = _scanned_page(dpi).transpose(Image.Transpose.ROTATE_90)
+    buffer = io.BytesIO()
+    image.save(buffer, "PDF", resolution=float(dpi), title="Scan")
+    with pikepdf.open(buffer) as pdf:
+        if how == "page":
+            pdf.pages[0].Rotate = 90
+        pdf.save(path, deterministic_id=True)
+
+
+CJK_LINES = (("STSong-Light", "供应商应在每份订单后三十日内向客户交付货物。"),
+             ("HeiseiMin-W3", "供給者は、各注文から三十日以内に顧客へ商品を引き渡すものとする。"))
+"""A Chinese and a Japanese sentence ("the supplier shall deliver the goods within thirty days
+of each order"), each in one of Adobe's CJK fonts that reportlab names without embedding."""
+
+
+def write_cjk_pdf(path: Path) -> None:
+    """A page of Chinese and Japanese text in fonts a reader must supply (UnicodeCIDFont: no
+    font file, a CMap from Unicode), below the contract's English sentence."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+
+    canvas = Canvas(buffer := io.BytesIO(), pagesize=(612, 792), invariant=1)
+    canvas.setFont("Times-Roman", 11)
+    canvas.drawString(72, 720, SENTENCE)
+    for n, (font, line) in enumerate(CJK_LINES):
+        pdfmetrics.registerFont(UnicodeCIDFont(font))
+        canvas.setFont(font, 14)
+        canvas.drawString(72, 690 - 30 * n, line)
+    canvas.showPage()
+    canvas.save()
+    path.write_bytes(buffer.getvalue())
+
+
+def write_type3_pdf(path: Path, names: str = "standard") -> None:
+    """The contract's sentence in a Type3 font whose every glyph is a drawn box.  What the text
+    layer can say depends on the font's /Differences: `"standard"` glyph names (/T /h /e
+    /space ...) at the ASCII codes; `"made-up"` names (/g84 ...) at the ASCII codes; or
+    `"made-up-codes"`: made-up names at codes 1, 2, 3 ... in order of first use, so neither
+    the names nor the codes say which letter a glyph is."""
+    chars = list(dict.fromkeys(SENTENCE))
+    if names == "made-up-codes":
+        codes = {ch: n for n, ch in enumerate(chars, start=1)}
+    elif names in ("standard", "made-up"):
+        codes = {ch: ord(ch) for ch in chars}
+    else:
+        raise ValueError(f"no glyph naming {names!r}")
+    named = {" ": "space", ".": "period"}
+    glyph = {ch: (named.get(ch, ch) if names == "standard" else f"g{codes[ch]}").encode() for ch in chars}
+    differences = b" ".join(b"%d /%s" % (codes[ch], glyph[ch]) for ch in chars)
+    procs = b" ".join(b"/%s %d 0 R" % (glyph[ch], 7 if ch == " " else 6) for ch in chars)
+    first, last = min(codes.values()), max(codes.values())
+    text = bytes(codes[ch] for ch in SENTENCE).hex().encode()  # a hex string: codes 10 and 13 stay themselves
+    content = b"BT /F1 9 Tf 72 720 Td <" + text + b"> Tj ET"
+    box, blank = b"600 0 50 0 550 700 d1 50 0 500 700 re f", b"600 0 0 0 0 0 d1"
+    path.write_bytes(_raw_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+        b"/Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 600 700] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs 8 0 R "
+        b"/Encoding << /Type /Encoding /Differences [" + differences + b"] >> /FirstChar %d /LastChar %d "
+        b"/Widths [%s] /Resources << >> >>" % (first, last, b" ".join([b"600"] * (last - first + 1))),
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Length %d >>\nstream\n" % len(box) + box + b"\nendstream",
+        b"<< /Length %d >>\nstream\n" % len(blank) + blank + b"\nendstream",
+        b"<< " + procs + b" >>",
+    ]))
+
+
+DEJAVU_SANS = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+"""Debian's fonts-dejavu-core: the font the no-ToUnicode PDF embeds a subset of."""
+
+
+def _contract_lines(width_pt: float, font: str, size: float, lines: int) -> list[str]:
+    """The first `lines` lines of the contract's text, wrapped to `width_pt` in `font`."""
+    from reportlab.lib.utils import simpleSplit
+
+    wrapped: list[str] = []
+    for paragraph in generate_contract(404, short=True).text.split("\n"):
+        wrapped.extend(simpleSplit(paragraph, font, size, width_pt) or [""])
+    return wrapped[:lines]
+
+
+def write_no_tounicode_pdf(path: Path, font_file: Path = DEJAVU_SANS) -> None:
+    """A page of the contract in a TrueType subset whose codes are given in order of first use
+    (reportlab's `asciiReadable=False`: "T" is 1, "h" 2, ...), with its /ToUnicode map deleted,
+    as some PDF tools write them: the page looks right, but its text layer reads as control
+    chars and shuffled punctuation (mojibake)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    pdfmetrics.registerFont(TTFont("SubsetNoUnicode", str(font_file), asciiReadable=False))
+    canvas = Canvas(buffer := io.BytesIO(), pagesize=(612, 792), invariant=1)
+    canvas.setFont("SubsetNoUnicode", 11)
+    for n, line in enumerate(_contract_lines(468, "SubsetNoUnicode", 11, 40)):
+        canvas.drawString(72, 720 - 15 * n, line)
+    canvas.showPage()
+    canvas.save()
+    with pikepdf.open(io.BytesIO(buffer.getvalue())) as pdf:
+        for font in pdf.pages[0].Resources.Font.values():
+            if "/ToUnicode" in font:
+                del font.ToUnicode
+        pdf.save(path)
