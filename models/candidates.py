@@ -7,14 +7,18 @@ adding runs of neighbouring likely segments (a neighbour joining while its proba
 least half the peak's) lowered validation AUPR (0.298 -> 0.294 with an early checkpoint), as
 runs add more false positives than the 2.5% of split clauses they recover.
 
-Every segment at or above the floor is a candidate with its own probability, except each
+Every segment at or above the floor is a candidate with its own probability, and so are the
+category's `tail` best segments of the document however low (models/tail.py), except each
 category's best segment in the document, which carries the document's presence probability
 (models/presence.py): the metric's presence score reads exactly that maximum.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
+from models.tail import kept_segments
 from pipelines.datamodel import Finding, Segment
 
 SOURCE = "model"
@@ -22,8 +26,9 @@ SOURCE = "model"
 
 def document_findings(segments: list[Segment], probability: torch.Tensor, presence: torch.Tensor,
                       categories: tuple[str, ...], emitted: tuple[str, ...], floor: float,
-                      version: str) -> list[Finding]:
-    """Findings for one document: `probability` [n_segments, C] in segment order, `presence` [C]."""
+                      version: str, tail: Sequence[int] = ()) -> list[Finding]:
+    """Findings for one document: `probability` [n_segments, C] in segment order, `presence` [C],
+    `tail` [C] the ranked tail's size per category (none when empty)."""
     findings: list[Finding] = []
     if not segments:
         return findings
@@ -33,7 +38,7 @@ def document_findings(segments: list[Segment], probability: torch.Tensor, presen
         scores = probability[:, c].clone()
         best = int(scores.argmax())
         scores[best] = presence[c]
-        for i in torch.nonzero(scores >= floor).flatten().tolist():
+        for i in kept_segments(scores, floor, tail[c] if tail else 0):
             s = segments[i]
             findings.append(Finding(category=category, text=s.text, start=s.start, end=s.end, page=s.page,
                                     confidence=float(scores[i]), source=SOURCE, version=version, box=s.box))

@@ -73,5 +73,8 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     config = ModelConfig.from_metadata(metadata)
     hidden, vocab_size = int(metadata["hidden"]), int(metadata["vocab_size"])
     network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size)
-    network.load_state_dict({name: t.float() for name, t in tensors.items()})
+    state = {name: t.float() for name, t in tensors.items()}
+    # written before the ranked tail (models/tail.py): candidates stop at the floor, as they did then
+    state.setdefault("tail_size", torch.zeros(len(config.categories)))
+    network.load_state_dict(state)
     return Checkpoint(network.eval(), config, metadata["version"], hidden, vocab_size)

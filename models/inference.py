@@ -8,7 +8,8 @@ Emitted categories are `model.config.emitted`: the 33 clause categories and the 
 categories where the model measured better than the key-term extractors (Parties, Expiration
 Date, Renewal Term, Notice Period To Terminate Renewal, Governing Law); Document Name,
 Agreement Date and Effective Date are left to the extractors (models/config.py).  Every
-candidate segment at or above `config.floor` (0.02) is returned, so CUAD's threshold sweep
+candidate segment at or above `config.floor` (0.02) is returned, and each category's few best
+segments of the document below it (the ranked tail, models/tail.py), so CUAD's threshold sweep
 has recall; aggregation decides what to show.  Confidences are calibrated probabilities; each
 category's best segment carries the probability that the document contains the category.
 """
@@ -28,6 +29,7 @@ from models.lexical import lexical_bag
 from models.network import MODES, Mode
 from models.presence import document_maxima, presence_probability, presence_score
 from models.runtime import compute_dtype, pick_device
+from models.tail import as_sizes
 from pipelines.datamodel import Finding, Segment
 
 
@@ -43,6 +45,7 @@ class ClauseModel:
             raise ValueError(f"checkpoint expects hidden size {checkpoint.hidden} and vocabulary {checkpoint.vocab_size}, "
                              f"backbone has {self.backbone.hidden} and {self.backbone.vocab_size}")
         self.network = checkpoint.network.to(device).eval()
+        self.tail = as_sizes(self.network.tail_size)
         self.limits = BatchLimits.for_device(device)
 
     def predict(self, segments: list[Segment], *, mode: Mode = "sparse", top_k: int | None = None) -> list[Finding]:
@@ -55,7 +58,7 @@ class ClauseModel:
         probabilities = self.probabilities(batch, mode=mode, top_k=top_k)
         c = self.config
         return [
-            document_findings(segments, p, self.presence(p), c.categories, c.emitted, c.floor, self.version)
+            document_findings(segments, p, self.presence(p), c.categories, c.emitted, c.floor, self.version, self.tail)
             for segments, p in zip(batch, probabilities)
         ]
 
@@ -74,7 +77,7 @@ class ClauseModel:
         """One document's findings from all of its segments' probabilities [n, C]."""
         c = self.config
         return document_findings(segments, probability, self.presence(probability), c.categories, c.emitted, c.floor,
-                                 self.version)
+                                 self.version, self.tail)
 
     def presence(self, probability: torch.Tensor) -> torch.Tensor:
         """[C] presence score per category (>= 0.5: the document contains it), from its segments' [n, C]."""

@@ -52,6 +52,8 @@ class ClauseNetwork(nn.Module):
             self.register_buffer(f"{name}_bias", torch.zeros(n_categories))
         # presence probability from which a document is called present (models/presence.py)
         self.register_buffer("presence_threshold", torch.tensor(0.5))
+        # per category, how many of a document's best segments are candidates below the floor (models/tail.py)
+        self.register_buffer("tail_size", torch.zeros(n_categories))
 
     def route(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag,
               k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -21,7 +21,8 @@ contracts every segment; then, on those outputs:
 4. on the calibration contracts: Platt scaling per category for the expert-refined logits
    (pairs whose expert ran under top-k), the router's fallback logits (pairs whose expert did
    not run) and the linear baseline; then the per-category presence calibration of each
-   contract's best segment probability (models/presence.py).
+   contract's best segment probability (models/presence.py), and how many of each contract's
+   best segments per category are kept below the floor (the ranked tail, models/tail.py).
 
 Deterministic: seeds fix the splits, the sampling, initialisation and batch order (CPU).
 """
@@ -53,6 +54,7 @@ from models.presence import decision_threshold, document_maxima, fit_presence, p
 from models.selection import macro_average_precision
 from models.runtime import compute_dtype, pick_device
 from models.sampling import Sample, sample_segments
+from models.tail import choose_tail_sizes
 
 REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "docs" / "validation_split.txt"
@@ -157,8 +159,9 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     log(f"experts: kept epoch {expert_epoch}")
     clock.lap("experts")
     round_to_storage(network)
-    recall, presence_threshold = _calibrate(network, encoded, rows, bag, held, config.top_k, chosen)
+    recall, presence_threshold = _calibrate(network, encoded, rows, bag, held, config.top_k, config, chosen)
     log(f"presence: calibration contracts' macro-F1 peaks at threshold {presence_threshold}")
+    log(f"ranked tail: {int(network.tail_size.sum())} segments per contract below the floor at most")
     clock.lap("calibration")
 
     counts = {"contracts": len(documents), "calibration_contracts": int(len(np.unique(rows.document[held]))),
@@ -175,13 +178,20 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     return TrainReport(version, out, clock.seconds, counts, recall)
 
 
-def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...], settings: TrainSettings,
-                 rng: np.random.Generator) -> _Rows:
-    """Segment, label and sample every document; pick the calibration contracts."""
+def pick_calibration(documents: Sequence[LabelledDocument], settings: TrainSettings,
+                     rng: np.random.Generator) -> set[int]:
+    """The numbers of the calibration contracts: a share of the fully annotated ones, drawn
+    first from the training seed's generator (ops/benchmarks/recall_ceiling.py draws them again)."""
     full = [number for number, doc in enumerate(documents) if doc.reviewed is None]
     order = rng.permutation(len(full))
     n_calibration = max(1, round(len(full) * settings.calibration_share)) if len(full) > 1 else 0
-    calibration_docs = {full[i] for i in order[:n_calibration].tolist()}
+    return {full[i] for i in order[:n_calibration].tolist()}
+
+
+def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...], settings: TrainSettings,
+                 rng: np.random.Generator) -> _Rows:
+    """Segment, label and sample every document; pick the calibration contracts."""
+    calibration_docs = pick_calibration(documents, settings, rng)
     texts, features, labels, weights, document, calibration = [], [], [], [], [], []
     for number, doc in enumerate(documents):
         segments = doc.segments()
@@ -242,9 +252,9 @@ def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor,
 
 
 def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
-               k: int, device: torch.device) -> tuple[float, float]:
-    """Fit the Platt calibrations and the presence decision on the calibration segments;
-    returns routing recall@k and the presence threshold moved to 0.5."""
+               k: int, config: ModelConfig, device: torch.device) -> tuple[float, float]:
+    """Fit the Platt calibrations, the presence decision and the ranked tail's sizes on the
+    calibration segments; returns routing recall@k and the presence threshold moved to 0.5."""
     router, refined, linear, ran = _held_out_logits(network, encoded, rows, bag, held, k, device)
     labels, weights = rows.labels[held], rows.weights[held]
     network.expert_scale[:], network.expert_bias[:] = fit_per_category(refined, labels, weights, ran)
@@ -261,6 +271,9 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
     calibrated = presence_probability(maxima, network.presence_scale, network.presence_bias)
     threshold = decision_threshold(calibrated, present)
     network.presence_threshold.fill_(threshold)
+    tailed = labels & torch.tensor([c in config.emitted for c in config.categories])  # the rest is never emitted
+    sizes = choose_tail_sizes(probability, tailed, documents, config.floor)
+    network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
     positives = labels.sum()
     return (float((labels & ran).sum() / positives) if positives else math.nan), threshold
 

@@ -262,7 +262,7 @@ def _merge(cluster: list[Finding], severity: str) -> MergedFinding:
         start=quote.start,
         end=quote.end,
         page=quote.page,
-        confidence=round(confidence, 4),
+        confidence=_rounded(confidence),
         source=_join_sources(f.source for f in cluster),
         version="+".join(dict.fromkeys(f.version for f in ordered)),
         box=quote.box,
@@ -271,6 +271,12 @@ def _merge(cluster: list[Finding], severity: str) -> MergedFinding:
         note="; ".join(notes) or None,
     )
     return MergedFinding(finding, sorted(cluster, key=lambda f: (_source_key(f.source), f.start)))
+
+
+def _rounded(confidence: float) -> float:
+    """Four decimals, except that a ranked-tail candidate's tiny probability (models/tail.py)
+    keeps two significant digits instead of becoming 0, which CUAD's threshold 0 would drop."""
+    return round(confidence, 4) if confidence >= 1e-4 else float(f"{confidence:.2g}")
 
 
 def _source_key(source: str) -> tuple[int, str]:

@@ -9,6 +9,7 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="the model extra (torch, transformers) is not installed")
@@ -23,6 +24,7 @@ from models.fitting import FitSettings  # noqa: E402
 from models.inference import ClauseModel, load_clause_model  # noqa: E402
 from models.lexical import lexical_bag  # noqa: E402
 from models.presence import decision_threshold, presence_score  # noqa: E402
+from models.tail import choose_tail_sizes, kept_segments  # noqa: E402
 from models.training import TrainSettings, train_on_documents  # noqa: E402
 from pipelines.datamodel import Finding, PageText, Segment, document_text  # noqa: E402
 from pipelines.samples import generate_contract  # noqa: E402
@@ -64,12 +66,17 @@ def test_predict_returns_valid_findings(model: ClauseModel) -> None:
     findings = model.predict(segments)
     assert findings, "a synthetic contract full of clauses yields candidates"
     assert model.version.startswith("experts-") and load_clause_model(device="cpu") is model
+    by_category: dict[str, list[float]] = {}
     for f in findings:
         assert isinstance(f, Finding) and f.source == "model" and f.version == model.version
         assert f.category in model.config.emitted
-        assert model.config.floor <= f.confidence <= 1.0
+        assert 0.0 <= f.confidence <= 1.0
+        by_category.setdefault(f.category, []).append(f.confidence)
         assert 0 <= f.start < f.end <= len(text) and f.page == 1
         assert f.text == text[f.start : f.end]
+    for category, confidences in by_category.items():  # under the floor only the category's ranked tail
+        below = [c for c in confidences if c < model.config.floor]
+        assert len(below) <= model.tail[model.config.categories.index(category)]
 
 
 @needs_checkpoint
@@ -143,11 +150,32 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     report = train_on_documents(documents, out, config=config, settings=settings, device="cpu", log=lambda _: None)
     loaded = load_checkpoint(out)
     assert loaded.version == report.version and loaded.config.rank == 8
+    assert loaded.network.tail_size.shape == (len(config.categories),)  # fitted beside the calibration
     assert out.stat().st_size < 20_000_000  # the issue caps a checkpoint at 20 MB
     model = ClauseModel(loaded, torch.device("cpu"))
     _, segments = contract(9)
     for f in model.predict(segments):
         assert 0.0 <= f.confidence <= 1.0 and f.version == report.version
+
+
+def test_the_tail_keeps_a_documents_best_segments_under_the_floor() -> None:
+    scores = torch.tensor([0.001, 0.5, 0.004, 0.0002, 0.03])
+    assert kept_segments(scores, 0.02, 0) == [1, 4]
+    assert kept_segments(scores, 0.02, 3) == [1, 2, 4]  # in segment order
+    assert kept_segments(scores, 0.02, 10) == [0, 1, 2, 3, 4]
+
+
+def test_tail_sizes_are_the_fewest_that_reach_the_target_share_of_positives() -> None:
+    # two documents of four segments, two categories
+    probability = torch.tensor([[0.9, 0.001], [0.01, 0.002], [0.005, 0.003], [0.001, 0.5],
+                                [0.3, 0.004], [0.002, 0.001], [0.001, 0.2], [0.001, 0.3]])
+    labels = torch.zeros_like(probability, dtype=torch.bool)
+    labels[[0, 2, 4], 0] = True  # category 0: over the floor, third in its document, over the floor
+    labels[[3, 6], 1] = True  # category 1: both over the floor
+    documents = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    assert choose_tail_sizes(probability, labels, documents, floor=0.02, target=0.98) == (3, 0)
+    assert choose_tail_sizes(probability, labels, documents, floor=0.02, target=0.6) == (0, 0)
+    assert choose_tail_sizes(probability, labels, documents, floor=0.02, target=0.98, max_tail=2) == (0, 0)  # no gain
 
 
 def test_presence_score_puts_the_decision_at_one_half_and_keeps_the_order() -> None:

@@ -62,7 +62,8 @@ def model_rows(model: ClauseModel, documents: list[LabelledDocument], segments: 
         batch = segments[i : i + DOCUMENTS_PER_CALL]
         for doc, segs, p in zip(documents[i : i + DOCUMENTS_PER_CALL], batch,
                                 model.probabilities(batch, mode=mode)):
-            found = document_findings(segs, p, model.presence(p), c.categories, emitted, c.floor, model.version)
+            found = document_findings(segs, p, model.presence(p), c.categories, emitted, c.floor, model.version,
+                                      model.tail)
             out += rows(doc.name, found)
     return out, time.perf_counter() - started
 

@@ -1,0 +1,159 @@
+"""How much of CUAD can the candidates reach at all?  The ranked tail's recall, measured.
+
+CUAD's precision at 90% recall is 0 for predictions that never recall 90%, so the recall at
+threshold 0 (every candidate kept) is a ceiling on that metric.  From one run of the model
+over the validation contracts this scores, with and without the ranked tail (models/tail.py),
+the model alone and the model beside the rules and key terms (a plain union, as
+model_accuracy.py does): AUPR, P@80R, P@90R, recall at threshold 0, and prediction lines per
+contract (predictions.jsonl must stay usable); then, per category, the snippets no candidate
+reaches.
+
+`--fit` first chooses the tail's size per category on the calibration contracts (training
+split, held out of fitting; the same draw and function as `clausemill train`) and writes it
+into the checkpoint, for a checkpoint trained before the tail existed.
+
+    python ops/benchmarks/recall_ceiling.py [--fit] [--checkpoint PATH]
+
+CUAD: CC BY 4.0, The Atticus Project.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import torch
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from models.candidates import document_findings  # noqa: E402
+from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint, save_checkpoint  # noqa: E402
+from models.corpus import LabelledDocument, load_cuad, read_split, segment_labels  # noqa: E402
+from models.inference import ClauseModel  # noqa: E402
+from models.runtime import pick_device  # noqa: E402
+from models.tail import as_sizes, choose_tail_sizes  # noqa: E402
+from models.training import SPLIT_FILE, TrainSettings, pick_calibration  # noqa: E402
+from pipelines.datamodel import Segment  # noqa: E402
+from pipelines.rules import analyse_segments  # noqa: E402
+
+CUAD = REPO.parent / "shared" / "data" / "cuad"
+SCORER = REPO.parent / "shared" / "tools" / "cuad_score.py"
+
+
+def scorer_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cuad_score", SCORER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def calibration_documents(documents: list[LabelledDocument], validation: set[str]) -> list[LabelledDocument]:
+    training = [d for d in documents if d.name not in validation]
+    settings = TrainSettings()
+    chosen = pick_calibration(training, settings, np.random.default_rng(settings.fit.seed))
+    return [training[i] for i in sorted(chosen)]
+
+
+def fit_tail(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument]) -> None:
+    """Choose the tail on the calibration contracts and write it into the checkpoint."""
+    c = model.config
+    probability, labels, numbers = [], [], []
+    emitted = torch.tensor([category in c.emitted for category in c.categories])  # as training masks them
+    for number, doc in enumerate(documents):
+        segments = doc.segments()
+        probability.append(model.probabilities([segments])[0])
+        labels.append(torch.from_numpy(segment_labels(segments, doc.spans, c.categories)) & emitted)
+        numbers += [number] * len(segments)
+    sizes = choose_tail_sizes(torch.cat(probability), torch.cat(labels), np.array(numbers), c.floor)
+    model.network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
+    model.tail = sizes
+    loaded = load_checkpoint(checkpoint)
+    version = save_checkpoint(checkpoint, model.network.cpu(), c, loaded.hidden, loaded.vocab_size)
+    model.version = version
+    print(f"tail fitted on {len(documents)} calibration contracts: {sum(sizes)} segments per contract at most "
+          f"below the floor; checkpoint {checkpoint} is now version {version}")
+    print("  " + ", ".join(f"{category} {k}" for category, k in zip(c.categories, sizes) if k))
+
+
+def prediction_lines(model: ClauseModel, documents: list[LabelledDocument], segments_of: list[list[Segment]],
+                     probabilities: list[torch.Tensor], rule_lines: list[dict], tail: bool) -> dict[str, list[dict]]:
+    """{source: lines} from one pass of the model's probabilities, with or without the tail."""
+    c = model.config
+    model_lines: list[dict] = []
+    for doc, segments, p in zip(documents, segments_of, probabilities):
+        found = document_findings(segments, p, model.presence(p), c.categories, c.emitted, c.floor, model.version,
+                                  model.tail if tail else ())
+        model_lines += [{"document": doc.name, "category": f.category, "text": f.text, "probability": f.confidence}
+                        for f in found]
+    return {"model": model_lines, "union": model_lines + rule_lines}
+
+
+def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict, dict[str, tuple[int, int]]]:
+    """The metric's summary plus recall at threshold 0, and per category (answers, missed at 0)."""
+    gold, categories, aliases = scorer.load_gold(str(CUAD), names)
+    predictions: dict = {}
+    for line in lines:
+        key = (aliases.get(Path(line["document"]).stem.lower()), scorer.norm_cat(line["category"]))
+        if key[1] in categories and line["text"]:
+            texts = predictions.setdefault(key, {})
+            texts[line["text"]] = max(float(line["probability"]), texts.get(line["text"], 0.0))
+    summary = scorer.summarise(*scorer.curve(gold, predictions))
+    summary["recall_at_0"] = scorer.pr_at(scorer.prepare(gold, predictions), 0.0)[1]
+    missed = {}
+    for category in categories:
+        questions = scorer.prepare(gold, predictions, category)
+        answers = sum(n for n, _ in questions)
+        found = sum(len(frozenset().union(*[hit for p, hit in cands if p > 0])) for _, cands in questions if cands)
+        missed[category] = (answers, answers - found)
+    return summary, missed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--fit", action="store_true", help="choose the tail on the calibration contracts first")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    if not CUAD.is_dir():
+        sys.exit(f"CUAD data not found at {CUAD}")
+    validation = read_split(SPLIT_FILE)
+    documents = load_cuad(CUAD)
+    model = ClauseModel(load_checkpoint(args.checkpoint), pick_device(args.device), int8=True)
+    started = time.perf_counter()
+    if args.fit:
+        fit_tail(model, args.checkpoint, calibration_documents(documents, validation))
+    chosen = [d for d in documents if d.name in validation]
+    segments_of = [d.segments() for d in chosen]
+    probabilities = [model.probabilities([segments])[0] for segments in segments_of]
+    rule_lines = [{"document": d.name, "category": f.category, "text": f.text, "probability": f.confidence}
+                  for d, segments in zip(chosen, segments_of) for f in analyse_segments(d.text, segments)]
+    print(f"{len(chosen)} validation contracts; model {model.version} ({model.precision}); "
+          f"{time.perf_counter() - started:.0f} s of model and rules")
+
+    scorer = scorer_module()
+    names = [d.name for d in chosen]
+    print("\n| predictions | AUPR | P@80R | P@90R | recall at 0 | lines per contract |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    missed_by: dict[str, dict[str, tuple[int, int]]] = {}
+    for tail in (False, True):
+        for source, lines in prediction_lines(model, chosen, segments_of, probabilities, rule_lines, tail).items():
+            label = f"{source}, {'with' if tail else 'without'} the tail"
+            summary, missed_by[label] = score(scorer, names, lines)
+            print(f"| {label} | {summary['aupr']:.3f} | {summary['prec_at_80_recall']:.3f} | "
+                  f"{summary['prec_at_90_recall']:.3f} | {summary['recall_at_0']:.3f} | {len(lines) / len(chosen):.0f} |")
+    before, after = missed_by["union, without the tail"], missed_by["union, with the tail"]
+    print("\n| category | snippets | missed at 0 without the tail | with it |")
+    print("| --- | ---: | ---: | ---: |")
+    for category, (answers, missed) in sorted(before.items(), key=lambda kv: -kv[1][1]):
+        if missed:
+            print(f"| {category} | {answers} | {missed} | {after[category][1]} |")
+    print("\ntail sizes: " + ", ".join(f"{c} {k}" for c, k in zip(model.config.categories, as_sizes(model.network.tail_size)) if k))
+
+
+if __name__ == "__main__":
+    main()
