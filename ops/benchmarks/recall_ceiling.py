@@ -72,8 +72,7 @@ def fit_tail(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocum
     sizes = choose_tail_sizes(torch.cat(probability), torch.cat(labels), np.array(numbers), c.floor)
     model.network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
     model.tail = sizes
-    loaded = load_checkpoint(checkpoint)
-    version = save_checkpoint(checkpoint, model.network.cpu(), c, loaded.hidden, loaded.vocab_size)
+    version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size)
     model.version = version
     print(f"tail fitted on {len(documents)} calibration contracts: {sum(sizes)} segments per contract at most "
           f"below the floor; checkpoint {checkpoint} is now version {version}")
