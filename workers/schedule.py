@@ -52,6 +52,10 @@ from pipelines.schedule import Cron, catch_up, to_naive_utc, zone
 from pipelines.settings import Settings
 from storage import history, repository
 from storage.database import session_scope
+# Imported with this module, not when the scheduler starts: a SIGTERM that lands while a
+# native extension (pikepdf) initialises aborts the interpreter instead of stopping it.
+from workers.celery_app import TASK_ROUTES, create_app
+from workers.recovery import SweepLoop
 
 if TYPE_CHECKING:
     from workers.lifecycle import EmbeddedWorkers
@@ -527,8 +531,6 @@ def scheduler_app(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
                   embedded_workers: EmbeddedWorkers | None = None) -> Celery:
     """The pipeline's app plus the schedule's queue, tasks and beat entries.  The finishing
     entry also restarts an embedded worker that died (the sweep re-sends what it held)."""
-    from workers.celery_app import TASK_ROUTES, create_app
-
     app = create_app(settings)
     app.conf.task_queues = [*app.conf.task_queues, KombuQueue(SCHEDULE_QUEUE)]
     app.conf.task_routes = {**TASK_ROUTES, "clausemill.schedule.*": {"queue": SCHEDULE_QUEUE}}
@@ -558,8 +560,6 @@ def scheduler_app(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
 def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
                   embedded_workers: EmbeddedWorkers | None = None) -> None:
     """Run until stopped (SIGTERM or Ctrl-C: the current task finishes first)."""
-    from workers.recovery import SweepLoop
-
     app = scheduler_app(settings, job, cron, out, embedded_workers)
     lock = BeatLock(settings, job.schedule)
     beat = EmbeddedService(app, thread=True, scheduler_cls=locked_scheduler(lock))
