@@ -8,7 +8,10 @@ import yaml
 
 from pipelines.datamodel import PageText, Segment, document_text
 from pipelines.rules import RulePackError, analyse_segments, apply_rules, extract_key_terms, load_rule_pack
-from pipelines.rules.dates import add_duration, find_dates, find_durations, parse_date
+from pipelines.rules.date_cues import signature_dates
+from pipelines.rules.dates import (
+    add_duration, find_dates, find_dates_of_year, find_durations, find_yearless_dates, parse_date,
+)
 from pipelines.rules.jurisdictions import chosen_jurisdiction, normalise_jurisdiction
 from pipelines.rules.pack import default_rule_pack, parse_rule_pack
 from pipelines.rules.parties import find_parties
@@ -108,10 +111,35 @@ def test_rule_findings_record_pack_version_and_rule():
         ("Sept. 29, 2004", "2004-09-29"),
         ("November ___, 2006", "2006-11"),
         ("29/3/18", "2018-03-29"),
+        ("April. 1st 2019", "2019-04-01"),  # a full stop after the month's full name
+        ("1s t day of March, 2018", "2018-03-01"),  # an ordinal split by the text layer
+        ("the 1st of March, 2003", "2003-03-01"),  # "of" without "day" after an ordinal
+        ("1.4.2011", "2011-04-01"),  # dotted dates are day first
+        ("4.13.2011", "2011-04-13"),  # ... unless the day cannot be a month
+        ("this day of , 19", None),  # a template whose underscores the text layer dropped
     ],
 )
 def test_date_forms(written, iso):
     assert parse_date(f"dated {written} by") == iso
+
+
+def test_of_without_an_ordinal_and_dots_in_section_numbers_are_not_dates():
+    assert find_dates("under Section 5 of March 2003 Agreement") == []
+    assert find_dates("see clause 3.1.4.2011 of the schedule") == []
+
+
+def test_day_and_month_without_a_year():
+    (mention,) = find_yearless_dates('THIS AGREEMENT made this 30th day of April (the "Effective Date")')
+    assert (mention.text, mention.iso) == ("30th day of April", None)
+    assert find_yearless_dates("made this 30th day of April, 2020 by") == []
+
+
+def test_dates_of_one_year_are_found_as_a_full_scan_finds_them():
+    text = ("Dated March 3, 2021. Notice by 3/4/21 or 2021-03-05; not 12021 nor 1/1/2020. "
+            "The 3rd day of March, 2021 and 4 April 2021.")
+    full = [m for m in find_dates(text) if m.iso and m.iso.startswith("2021")]
+    assert find_dates_of_year(text, 2021) == full
+    assert len(full) == 5
 
 
 def test_date_spans_are_exact():
@@ -191,6 +219,136 @@ def test_expiration_is_computed_from_the_effective_date():
     (expiry,) = [f for f in findings if f.category == "Expiration Date"]
     assert expiry.value == "2026-03-03"
     assert "five (5) years from the Effective Date" in expiry.text
+
+
+def _date_evidence(*page_texts: str) -> tuple[str, list]:
+    """Agreement and effective date findings of a synthetic document, with its text."""
+    text, segments = _document(*page_texts)
+    found = [f for f in extract_key_terms(text, segments) if f.category in ("Agreement Date", "Effective Date")]
+    return text, found
+
+
+def _spans(findings, category: str, kind: str) -> list[str]:
+    return [f.text for f in findings if f.category == category and f.note == kind]
+
+
+SIGNATURES = ("IN WITNESS WHEREOF, the parties have signed this Agreement.\n\n"
+              "NORTHWIND PUMPS INC.\nBy: /s/ Jane Roe\nName: Jane Roe\nTitle: President\nDate: March 3, 2021\n\n"
+              "HARBOR VALVE CO.\nBy: /s/ John Doe\nName: John Doe\nTitle: CEO\nDate: March 9, 2021")
+
+
+def test_signature_block_dates_are_agreement_date_candidates():
+    _, found = _date_evidence(
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of March 1, 2021 between Northwind Pumps Inc. "
+        "and Harbor Valve Co.\n\n1. Supply. Northwind shall supply pumps.", SIGNATURES)
+    assert _spans(found, "Agreement Date", "agreement-date/preamble") == ["March 1, 2021"]
+    assert _spans(found, "Agreement Date", "agreement-date/signature") == ["March 3, 2021", "March 9, 2021"]
+
+
+def test_signature_dates_on_one_line_in_columns_and_under_a_place():
+    text = ("By: /s/ Jane Roe Name: Jane Roe Title: Vice President Sales Date: 22 Dec. 2017\n"
+            "By: /s/ Ann Poe      By: /s/ Bo Li\nDate: October 16, 1996      Date: November 5, 1996\n\n"
+            "Lisbon, 2 April 2020\n\nBy: /s/ Rui Sa")
+    assert [m.text for m in signature_dates(text)] == [
+        "22 Dec. 2017", "October 16, 1996", "November 5, 1996", "2 April 2020"]
+
+
+def test_preamble_past_a_table_of_contents_is_a_late_preamble_date():
+    contents = "TABLE OF CONTENTS\n\n" + "".join(f"{i}. Section heading number {i} ........ {i}\n" for i in range(1, 120))
+    _, found = _date_evidence(contents + '\nLICENCE AGREEMENT\n\nThis Licence Agreement is entered into as of '
+                              'May 31, 2019 (the "Effective Date") by and between Quill Labs Ltd and Ostrander GmbH.')
+    assert _spans(found, "Agreement Date", "agreement-date/late-preamble") == ["May 31, 2019"]
+    assert "May 31, 2019" in _spans(found, "Effective Date", "effective-date/called-effective")
+
+
+def test_template_blanks_under_the_title_or_after_made_as_of():
+    _, under_title = _date_evidence("AGENCY AGREEMENT\n\n                                    ____________, 1996\n\n"
+                                    "Ladies and Gentlemen:\n\nCoastal Savings Bank proposes to sell its shares.")
+    assert _spans(under_title, "Agreement Date", "agreement-date/placeholder") == ["____________, 1996"]
+    _, dropped = _date_evidence("STRATEGIC ALLIANCE AGREEMENT\n\nAGREEMENT made as of  , 2013, between Alder "
+                                "Freight Ltd and Birchwood Mills plc.")
+    assert _spans(dropped, "Agreement Date", "agreement-date/placeholder") == [", 2013"]
+
+
+def test_self_dated_sentence_and_witness_clause_are_candidates():
+    _, found = _date_evidence(
+        "This Channel Agreement is made between Alder Freight Ltd and Birchwood Mills plc on January 5, 2010.\n\n"
+        "14.6 This Agreement is dated April 29, 2010.\n\nIN WITNESS WHEREOF, the parties have executed this "
+        "Agreement as of this 4th day of April, 2010.")
+    assert _spans(found, "Agreement Date", "agreement-date/dated-phrase") == ["This Agreement is dated April 29, 2010"]
+    assert _spans(found, "Agreement Date", "agreement-date/dated-clause") == ["April 29, 2010"]
+    assert _spans(found, "Agreement Date", "agreement-date/witness-clause") == ["4th day of April, 2010"]
+
+
+def test_a_day_and_month_without_a_year_dates_the_contract_when_nothing_else_does():
+    _, found = _date_evidence('CONSULTING AGREEMENT THIS AGREEMENT made this 30th day of April (the "Effective '
+                              'Date") between Slate Tennis Inc. and Rowan Vale.')
+    assert _spans(found, "Agreement Date", "agreement-date/yearless") == ["30th day of April"]
+
+
+@pytest.mark.parametrize("after", [
+    ', hereinafter called the Effective Date, between',
+    ' (hereinafter referred to as "Effective Date") by and between',
+])
+def test_dates_called_effective_by_hereinafter(after):
+    _, found = _date_evidence(f"This Agreement, made and entered into this 2nd day of September 1998{after} "
+                              "Alder Freight Ltd and Birchwood Mills plc.")
+    assert _spans(found, "Effective Date", "effective-date/called-effective") == ["2nd day of September 1998"]
+
+
+def test_effective_date_that_has_the_meaning_of_another_is_a_definition():
+    _, found = _date_evidence('1.25 "Effective Date" shall have the meaning set forth in the preamble to this '
+                              'Agreement.\n\n1.26 "FDA" means the Food and Drug Administration.')
+    assert _spans(found, "Effective Date", "effective-date/definition-clause") == [
+        '1.25 "Effective Date" shall have the meaning set forth in the preamble to this Agreement.']
+
+
+def test_takes_effect_clause_head_and_date():
+    _, found = _date_evidence(
+        "5. Termination.\n\n(a) This Agreement is effective as of the date hereof and shall remain in full force "
+        "for two years.\n\nCOMMENCEMENT DATE This Agreement shall commence on 5th March 2019 AGREEMENT PERIOD "
+        "This Agreement will be for six months.")
+    heads = _spans(found, "Effective Date", "effective-date/clause-head")
+    assert heads == ["This Agreement is effective as of the date hereof", "This Agreement shall commence on 5th March 2019"]
+    assert _spans(found, "Effective Date", "effective-date/clause-date") == ["5th March 2019"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "This Amendment shall enter into force on the date of its signature by both Parties.",
+    "The Joint Venture shall commence on the 1st of March, 2003, and shall be effective until February 28, 2004.",
+    "This contract shall be for a term of one year commencing on the date first above written; thereafter it renews.",
+    'The "Term" shall begin on the date hereof and shall expire December 31, 2023.',
+])
+def test_more_ways_of_saying_when_a_contract_starts(sentence):
+    _, found = _date_evidence("Recitals follow.\n\n" + sentence)
+    assert _spans(found, "Effective Date", "effective-date/clause")
+
+
+def test_a_term_commencing_on_something_other_than_a_date_is_not_a_start():
+    _, found = _date_evidence("The restrictions apply during the term of this Agreement and for a period of two "
+                              "years commencing on its termination.")
+    assert not _spans(found, "Effective Date", "effective-date/clause")
+
+
+def test_effective_date_given_by_reference_and_the_last_signature():
+    _, found = _date_evidence(
+        'SUPPLY AGREEMENT ("Supply Agreement") effective as of the date of last signing ("Effective Date") between '
+        "Northwind Pumps Inc. and Harbor Valve Co.\n\n1. Supply. Northwind shall supply pumps.", SIGNATURES)
+    assert _spans(found, "Effective Date", "effective-date/reference") == [
+        'effective as of the date of last signing ("Effective Date")']
+    assert _spans(found, "Effective Date", "effective-date/last-signature") == ["March 9, 2021"]
+    _, later = _date_evidence('This Hosting Agreement is entered into as of the later of the two signature dates '
+                              'below (the "Effective Date") by Alder Freight Ltd and Birchwood Mills plc.')
+    assert _spans(later, "Effective Date", "effective-date/reference") == [
+        'as of the later of the two signature dates below (the "Effective Date")']
+
+
+def test_signatures_required_for_amendments_do_not_make_the_last_signature_effective():
+    _, found = _date_evidence(
+        "This Supply Agreement is made as of March 1, 2021 between Northwind Pumps Inc. and Harbor Valve Co.\n\n"
+        "9. No modification of this Agreement shall be effective unless in writing and signed by both parties.",
+        SIGNATURES)
+    assert not _spans(found, "Effective Date", "effective-date/last-signature")
 
 
 def test_renewal_term_and_notice_period():

@@ -79,6 +79,38 @@ def test_signature_block_date_when_the_preamble_has_none():
     assert terms["Agreement Date"].detail["how"] == "signature"
 
 
+def test_template_blank_whose_underscores_the_text_layer_dropped_is_not_stated():
+    _, terms = _terms("STRATEGIC ALLIANCE AGREEMENT\n\nAGREEMENT made as of  , 2013, between Alder Freight Ltd "
+                      "and Birchwood Mills plc.")
+    assert terms["Agreement Date"].value == NOT_STATED
+    assert terms["Agreement Date"].detail["text"] == ", 2013"
+
+
+def test_blank_date_centred_under_the_title_is_not_stated():
+    _, terms = _terms("AGENCY AGREEMENT\n\n" + " " * 60 + "____________, 1996\n\nCoastal Savings Bank, a "
+                      "savings bank, proposes to sell shares of its common stock. The offering closed on "
+                      "March 31, 1995 for the holding company.")
+    assert terms["Agreement Date"].value == NOT_STATED
+
+
+def test_month_followed_by_a_full_stop_and_dotted_day_first_dates():
+    _, terms = _terms('This Service Agreement ("Agreement") is entered into on April. 1st 2019 ("Effective Date") '
+                      "by and between Alder Freight Ltd and Birchwood Mills plc.")
+    assert terms["Agreement Date"].value == terms["Effective Date"].value == "2019-04-01"
+    _, terms = _terms('This Manufacturing Agreement (the "Agreement") is effective as of the 1.4.2011 (the '
+                      '"Effective Date") by and between Alder Freight Ltd and Birchwood Mills plc.')
+    assert terms["Effective Date"].value == "2011-04-01"
+
+
+def test_last_signature_read_from_fields_run_together_and_a_second_column():
+    _, terms = _terms(
+        "SERVICES AGREEMENT\n\nThis Services Agreement is effective as of the date of the last signature below "
+        '(the "Effective Date") between Larkspur Analytics LLC and Copperline Foods Inc.',
+        "By: /s/ Jane Roe Name: Jane Roe Title: CEO Date: March 3, 2021\n"
+        "By: /s/ John Doe      By: /s/ Ann Lee\nDate: March 4, 2021      Date: March 11, 2021")
+    assert terms["Effective Date"].value == "2021-03-11"
+
+
 def test_initial_term_and_computed_expiration_keep_their_chain():
     text, terms = _terms(
         'This Distribution Agreement is entered into as of March 1, 2010 (the "Effective Date") between '

@@ -1,9 +1,13 @@
 """Which date is the agreement date, which the effective date, and when the term expires.
 
-The agreement date is the date the preamble gives ("dated as of March 3, 2021").  The
-effective date is a date the contract calls effective, a definition or sentence that says
-when it takes effect, or, when no date is called effective, the agreement date as a weaker
-candidate.  The expiration date comes
+The agreement date is the date the preamble gives ("dated as of March 3, 2021"), else the one
+under the title, a strictly cued one past a table of contents, the witness clause's or the
+first signature block's; the other places a contract dates itself (the witness clause, "This
+Agreement is dated ...", the signature blocks) are weaker candidates of their own kinds, as
+CUAD annotates them too.  The effective date is a date the contract calls
+effective, a definition, sentence or reference that says when it takes effect, the last
+signature's date where that is on signing, or, when no date is called effective, the
+agreement date as a weaker candidate.  The expiration date comes
 from the term clause: an explicit end date, a duration counted from the effective date
 ("five (5) years from the Effective Date", computed here), or "perpetual".
 """
@@ -12,36 +16,46 @@ from __future__ import annotations
 import re
 
 from pipelines.datamodel import Segment
-from pipelines.rules.dates import DateMention, add_duration, find_dates, find_durations
+from pipelines.rules.date_cues import (
+    OTHER_INSTRUMENT_RE, STRICT_PREAMBLE_CUE_RE, TITLE_BEFORE_RE, TITLE_CONTEXT_CHARS, blank_dates, is_full,
+    signature_dates,
+)
+from pipelines.rules.dates import (
+    DateMention, add_duration, find_dates, find_dates_of_year, find_durations, find_written_dates,
+    find_yearless_dates,
+)
 from pipelines.rules.evidence import Evidence
 from pipelines.rules.spans import sentence_around
 
-HEAD_CHARS = 3000  # the preamble is on the first page
+HEAD_CHARS = 3000  # the preamble is on the first page ...
+LATE_PREAMBLE_CHARS = 12000  # ... unless a cover page or a table of contents comes first
 EFFECTIVE_HEAD_CHARS = 6000  # later dates called effective belong to other agreements
 PREAMBLE_CONTEXT_CHARS = 80
+EFFECTIVE_CONTEXT_CHARS = 60  # '(hereinafter referred to as "Effective Date")' after a date
+REFERENCE_CHARS = 160
 
 PREAMBLE_CUE_RE = re.compile(
     r"\b(?:dated|as\s+of|made|entered|effective|executed|signed|concluded|this|date[d:]?|"
     r"day\s+of|on)\b[^.]{0,60}$",
     re.IGNORECASE,
 )
-# A preamble whose date was left for the signing: "entered into as of [Date]", "dated ______".
-_PLACEHOLDER_RE = re.compile(
-    r"\b(?:dated|as\s+of|made\s+(?:on|this)|entered\s+into\s+(?:on|as\s+of))\s+(?:the\s+)?"
-    r"(?P<blank>(?:\[[^\]\n]{0,10}\]|_{3,})(?:\s*,\s*(?:19|20)\d\d)?)",
-    re.IGNORECASE,
-)
 WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
 EFFECTIVE_BEFORE_RE = re.compile(
     r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$", re.IGNORECASE
 )
+# '(the "Effective Date")', '(hereinafter referred to as "Effective Date")', ', hereinafter
+# called the Effective Date'.
 EFFECTIVE_AFTER_RE = re.compile(
-    r"^[^()\n]{0,15}?\(\s*(?:the|this)?\s*[\"“”']?\s*(?:\w+\s+)?Effective\s+Date|^[\s,]*[\"“”']?Effective\s+Date",
+    r"^[^()\n]{0,15}?\(\s*(?:(?:the|this|hereinafter|herein|referred|to|as|called)\s+)*[\"“”']?\s*(?:\w+\s+)?"
+    r"Effective\s+Date|"
+    r"^[\s,]*(?:(?:hereinafter|herein)\s+(?:called|referred\s+to\s+as)\s+(?:the\s+)?)?[\"“”']?Effective\s+Date",
     re.IGNORECASE,
 )
+# '"Effective Date" means ...', '"Effective Date" shall have the meaning set forth in the preamble'.
 _EFFECTIVE_DEFINITION_RE = re.compile(
     r"[\"“”']?\b(?:Effective|Commencement)\s+Dates?[\"“”']?\s*(?:of\s+(?:this|the)\s+(?:\w+\s+){0,2}?)?"
-    r"(?:shall\s+mean|means|(?:shall|will)\s+be|is|:|(?=\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))",
+    r"(?:shall\s+mean|means|(?:shall|will)\s+be|is|:|(?:shall\s+have|has)\s+the\s+meaning|"
+    r"(?=\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))",
     re.IGNORECASE,
 )
 # Signs that the contract has an effective date of its own, wherever it is said: a defined
@@ -53,14 +67,54 @@ _MENTIONS_EFFECTIVE_RE = re.compile(
     r"\beffective\s+(?:as\s+)?(?:of|on|from)\b|\b(?:become|be)\s+effective\b|\beffective\s+date\b",
     re.IGNORECASE,
 )
-# "This Agreement shall become effective on ...", "The Term shall commence on ...".
+# "This Agreement shall become effective on ...", 'The "Term" shall commence on ...', "This
+# Amendment shall enter into force on ...", "The Joint Venture shall commence on ...".
 _EFFECTIVE_CLAUSE_RE = re.compile(
-    r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract|term)\b(?:\s+\([^)]{0,40}\))?[^.;]{0,60}?"
+    r"\b(?:this|the)\s+(?:\w+\s+){0,3}?[\"“]?(?:agreement|contract|term|amendment|(?:joint\s+)?venture|appointment)\b"
+    r"[\"”]?(?:\s+\([^)]{0,40}\))?[^.;]{0,60}?"
     r"\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|(?:shall|will)\s+(?:take|come\s+into)\s+effect|"
+    r"(?:shall|will)\s+(?:\w+\s+)?(?:enter|come)\s+into\s+(?:full\s+)?force|"
     r"is\s+effective|(?:shall|will)\s+(?:\w+\s+)?(?:commence|begin|start)|commences|begins|takes\s+effect)"
     r"(?:\s+(?:on|upon|as\s+of|from|with\s+effect\s+from))?\s+",
     re.IGNORECASE,
 )
+# "This contract shall be for a term of one year commencing on the date first above written",
+# "The Joint Venture is a fixed term Joint Venture beginning November 27, 2018": a term that
+# starts on a date or on the contract's own date (not "commencing on termination").
+_TERM_COMMENCING_RE = re.compile(
+    r"\b(?:this|the)\s+(?:\w+\s+){0,3}?[\"“]?(?:agreement|contract|term|(?:joint\s+)?venture|appointment)\b[\"”]?"
+    r"[^.;]{0,80}?\b(?:commencing|beginning)(?:\s+(?:on|upon|as\s+of|from|with))?\s+"
+    r"(?=(?:the\s+)?(?:\d|date\b|(?:first|[0-3]?\d\w*)\s+(?:day\s+)?of\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))",
+    re.IGNORECASE,
+)
+# Where the first conjunct of a takes-effect sentence ends: "... as of the date hereof| and shall
+# remain in full force", "... on March 1, 2003|, and shall be effective until".
+_CONJUNCT_END_RE = re.compile(
+    r",?\s+and\s+(?:shall|will|may|to|remain|continue|expire|terminate|end)\b|;|,\s+(?:unless|subject\s+to|provided)\b",
+    re.IGNORECASE,
+)
+# "effective as of the date of the last signature below", "entered into as of the later of the
+# two signature dates below (the "Effective Date")": an effective date given by reference.
+_EFFECTIVE_REFERENCE_RE = re.compile(
+    r"\b(?P<effective>effective\s+)?(?:as\s+of|on|upon|from)\s+(?:the|such)\s+(?:[\w-]+\s+){0,5}?"
+    r"(?:date|day|closing|time)s?\b",
+    re.IGNORECASE,
+)
+_REFERENCE_STOP_RE = re.compile(r"[;.](?:\s|$)|\n\s*\n|\(|,|\bby\s+and\s+between\b|\bbetween\b|\bby\s+and\s+among\b",
+                                re.IGNORECASE)
+_DEFINED_AS_EFFECTIVE_RE = re.compile(r"\s*\(\s*(?:the\s+)?[\"“”']?Effective\s+Date[\"“”']?\s*\)", re.IGNORECASE)
+# A takes-effect clause or reference that counts from signing: "on the date of signature by both
+# parties", "upon its execution", "the later of the two signature dates below"; not "no
+# amendment shall be effective unless signed", which is about something else.
+_TAKES_EFFECT_ON_SIGNING_RE = re.compile(
+    r"\b(?:effective|effect|force|commenc\w*|begin\w*)\b(?:(?!\bunless\b|\bamendment|\bmodification|\bwaiver)[^.;]){0,100}?"
+    r"\b(?:sign(?:ed|ing|ature|atures)?|execut(?:ed|ion))\b",
+    re.IGNORECASE,
+)
+# "This Agreement is dated April 29, 2010", wherever the contract says it.
+SELF_DATED_RE = re.compile(
+    r"\bthis\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
+    r"(?:on\s+|as\s+of\s+)?(?:the\s+)?", re.IGNORECASE)
 # A clause that only refers back to an effective date defined elsewhere.
 _REFERS_TO_EFFECTIVE_DATE_RE = re.compile(r"(?:the\s+)?(?:Effective|Commencement)\s+Date\b", re.IGNORECASE)
 _TERM_CLAUSE_RE = re.compile(
@@ -97,17 +151,58 @@ def on_filing_legend(text: str, offset: int) -> bool:
     return text.startswith("Source:", line_start) or "Source:" in text[max(line_start, offset - 80):offset]
 
 
-def _preamble_date(text: str) -> DateMention | None:
-    head = [m for m in find_dates(text, 0, min(len(text), HEAD_CHARS)) if not on_filing_legend(text, m.start)]
-    for mention in head:
-        if PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
-            return mention
-    return head[0] if head else None
+def _own_date_candidates(text: str, mentions: list[DateMention], signed: list[DateMention]) -> list[DateMention]:
+    """Dates and template blanks that may be the contract's own date, in order: not a filing
+    legend's, not a signature block's, not another instrument's ("pursuant to the Supply
+    Agreement dated ...")."""
+    signature_starts = {m.start for m in signed}
+    dates = [m for m in mentions if not on_filing_legend(text, m.start) and m.start not in signature_starts]
+    blanks = [b for b in blank_dates(text, min(len(text), LATE_PREAMBLE_CHARS))
+              if not any(m.start < b.end and b.start < m.end for m in dates)]
+    return [m for m in sorted(dates + blanks, key=lambda m: m.start)
+            if not OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start)]
+
+
+def agreement_date_mention(text: str, mentions: list[DateMention],
+                           signed: list[DateMention]) -> tuple[DateMention, str] | None:
+    """The contract's own date and where it was read: "preamble" (a cued date or blank on the
+    first page, or one under the title), "late-preamble" (a strictly cued one past a cover page
+    or a table of contents), "first-date" (the first page's first date), "dated-clause" ("This
+    Agreement is dated ..."), "witness-clause", "signature" (the first signature block's).
+
+    `mentions` are the written dates of the first LATE_PREAMBLE_CHARS, `signed` the signature
+    blocks' dates.  The key-term values (pipelines/terms/dates.py) read the same choice."""
+    candidates = _own_date_candidates(text, mentions, signed)
+    for mention in candidates:
+        before = text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]
+        if mention.start < HEAD_CHARS and (PREAMBLE_CUE_RE.search(before) or _under_title(text, mention)):
+            return mention, "preamble"
+    for mention in candidates:
+        if STRICT_PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
+            return mention, "late-preamble"
+    head = [m for m in candidates if m.start < HEAD_CHARS and m.iso]
+    if head:
+        return head[0], "first-date"
+    for m in SELF_DATED_RE.finditer(text):
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
+        if dated and dated[0].start == m.end():
+            return dated[0], "dated-clause"
+    witness = _witness_date(text)
+    if witness is not None:
+        return witness, "witness-clause"
+    if signed:
+        return signed[0], "signature"
+    return None
+
+
+def _under_title(text: str, mention: DateMention) -> bool:
+    """'AGENCY AGREEMENT\n\n      May 14, 2014': the date printed under the title."""
+    return bool(TITLE_BEFORE_RE.search(text, max(0, mention.start - TITLE_CONTEXT_CHARS), mention.start))
 
 
 def _witness_date(text: str) -> DateMention | None:
     for m in WITNESS_RE.finditer(text):
-        found = find_dates(text, m.start(), m.end())
+        found = find_written_dates(text, m.start(), m.end())
         if found:
             return found[0]
     return None
@@ -119,28 +214,62 @@ def _same_date_elsewhere(text: str, first: DateMention, category: str, kind: str
         return []
     seen = {first.text.lower()}
     found = []
-    for mention in find_dates(text):
+    for mention in find_dates_of_year(text, int(first.iso[:4])):
         if mention.iso == first.iso and mention.text.lower() not in seen and not on_filing_legend(text, mention.start):
             seen.add(mention.text.lower())
             found.append(Evidence(category, mention.start, mention.end, kind, mention.iso))
     return found
 
 
-def agreement_date(text: str) -> list[Evidence]:
-    """The preamble's date (or the signature clause's, or the blank a template left for it),
-    then its other spellings."""
+def _yearless_preamble_date(text: str) -> DateMention | None:
+    """'made this 30th day of April (the "Effective Date")': a first-page day and month with
+    no year, after a strict preamble cue, when nothing else dates the contract."""
+    for mention in find_yearless_dates(text, 0, min(len(text), HEAD_CHARS)):
+        if STRICT_PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
+            return mention
+    return None
+
+
+def _other_agreement_dates(text: str, chosen: DateMention, signed: list[DateMention]) -> list[Evidence]:
+    """Where else the contract dates itself, beside the chosen date: in the witness clause, in
+    "This Agreement is dated ..." (the date and the phrase, which CUAD sometimes takes whole)
+    and in the signature blocks (CUAD often annotates a signing date as the agreement date
+    too).  Each is its own evidence kind, calibrated on its own."""
     category = "Agreement Date"
-    first = _preamble_date(text)
-    kind = "agreement-date/preamble"
-    if first is None:
-        first, kind = _witness_date(text), "agreement-date/witness-clause"
-    if first is None:
-        blank = _PLACEHOLDER_RE.search(text, 0, min(len(text), HEAD_CHARS))
-        if blank is None:
+    found: list[Evidence] = []
+    witness = _witness_date(text)
+    if witness is not None:
+        found.append(Evidence(category, witness.start, witness.end, "agreement-date/witness-clause", witness.iso))
+    for m in SELF_DATED_RE.finditer(text):
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
+        if dated and dated[0].start == m.end():
+            found.append(Evidence(category, dated[0].start, dated[0].end, "agreement-date/dated-clause", dated[0].iso))
+            found.append(Evidence(category, m.start(), dated[0].end, "agreement-date/dated-phrase", dated[0].iso))
+    for mention in signed:
+        found.append(Evidence(category, mention.start, mention.end, "agreement-date/signature", mention.iso))
+    return [e for e in found if (e.start, e.end) != (chosen.start, chosen.end)]
+
+
+def agreement_date(text: str, mentions: list[DateMention] | None = None,
+                   signed: list[DateMention] | None = None) -> list[Evidence]:
+    """The contract's own date (its kind says where it was read; a blank a template left is a
+    placeholder), then its other spellings and the other places the contract dates itself."""
+    category = "Agreement Date"
+    if mentions is None:
+        mentions = find_written_dates(text, 0, min(len(text), LATE_PREAMBLE_CHARS))
+    if signed is None:
+        signed = signature_dates(text)
+    chosen = agreement_date_mention(text, mentions, signed)
+    if chosen is None:
+        yearless = _yearless_preamble_date(text)
+        if yearless is None:
             return []
-        return [Evidence(category, blank.start("blank"), blank.end("blank"), "agreement-date/placeholder")]
+        return [Evidence(category, yearless.start, yearless.end, "agreement-date/yearless")]
+    first, how = chosen
+    kind = f"agreement-date/{how}" if first.iso else "agreement-date/placeholder"
     found = [Evidence(category, first.start, first.end, kind, first.iso)]
-    return found + _same_date_elsewhere(text, first, category, "agreement-date/same-date")
+    found += _same_date_elsewhere(text, first, category, "agreement-date/same-date")
+    return found + _other_agreement_dates(text, first, signed)
 
 
 def _segment_of(segments: list[Segment], offset: int) -> Segment | None:
@@ -155,36 +284,112 @@ def _clause(text: str, segments: list[Segment], start: int, end: int) -> tuple[i
     return sentence_around(text, segment, start, end) if segment else (start, end)
 
 
-def effective_date(text: str, segments: list[Segment], agreement: list[Evidence]) -> list[Evidence]:
-    """Dates called effective, effective-date definitions and clauses, and the agreement date.
+def _effective_head(text: str, mentions: list[DateMention]) -> list[DateMention]:
+    """The dates and template blanks of the first EFFECTIVE_HEAD_CHARS, in order."""
+    end = min(len(text), EFFECTIVE_HEAD_CHARS)
+    dates = [m for m in mentions if m.start < end and not on_filing_legend(text, m.start)]
+    blanks = [b for b in blank_dates(text, end) if not any(m.start < b.end and b.start < m.end for m in dates)]
+    return sorted(dates + blanks, key=lambda m: m.start)
+
+
+def called_effective(text: str, mention: DateMention) -> bool:
+    """'effective as of March 3, 2021', 'March 3, 2021 (the "Effective Date")'."""
+    before = text[max(0, mention.start - EFFECTIVE_CONTEXT_CHARS):mention.start]
+    after = text[mention.end:mention.end + EFFECTIVE_CONTEXT_CHARS]
+    return bool(EFFECTIVE_BEFORE_RE.search(before) or EFFECTIVE_AFTER_RE.search(after))
+
+
+def _clause_head(text: str, subject: int, verb_end: int, end: int) -> tuple[int, int]:
+    """The takes-effect clause from its subject ("This Agreement ...") to the end of its first
+    conjunct: CUAD often annotates "This Agreement is effective as of the date hereof" without
+    the "and shall remain in force ..." that the sentence goes on with, or a section heading."""
+    cut = _CONJUNCT_END_RE.search(text, verb_end, end)
+    return subject, len(text[:cut.start() if cut else end].rstrip(" ,.\n"))
+
+
+def _effective_clauses(text: str, segments: list[Segment]) -> list[Evidence]:
+    """Sentences that say when the contract takes effect, their first conjunct, and the date
+    they give ("The Term shall commence on March 1, 2003")."""
+    category = "Effective Date"
+    found: list[Evidence] = []
+    for segment in segments:
+        m = _EFFECTIVE_CLAUSE_RE.search(segment.text) or _TERM_COMMENCING_RE.search(segment.text)
+        if not m or _REFERS_TO_EFFECTIVE_DATE_RE.match(segment.text, m.end()):
+            continue
+        subject, verb_end = segment.start + m.start(), segment.start + m.end()
+        start, end = sentence_around(text, segment, subject, verb_end)
+        dated = find_written_dates(text, start, end)
+        value = dated[0].iso if dated else None
+        found.append(Evidence(category, start, end, "effective-date/clause", value))
+        given = [d for d in dated if d.start == verb_end and is_full(d)]
+        head_start, head_end = _clause_head(text, max(start, subject), verb_end, end)
+        if given:  # "This Agreement shall commence on 5th March 2019": the head ends with its date
+            head_end = min(head_end, given[0].end)
+            found.append(Evidence(category, given[0].start, given[0].end, "effective-date/clause-date", given[0].iso))
+        if (head_start, head_end) != (start, end) and head_end > verb_end:
+            found.append(Evidence(category, head_start, head_end, "effective-date/clause-head", value))
+    return found
+
+
+def _effective_references(text: str, segments: list[Segment]) -> list[Evidence]:
+    """'effective as of the date of the last signature below ("Effective Date")': an effective
+    date given by reference, as the phrase CUAD annotates (with the definition that follows),
+    and as the sentence holding it, which CUAD takes when it is short ("IN WITNESS WHEREOF,
+    ... executed and effective as of the date set forth below.")."""
+    found = []
+    for m in _EFFECTIVE_REFERENCE_RE.finditer(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS)):
+        window = text[m.end():m.end() + REFERENCE_CHARS]
+        cut = _REFERENCE_STOP_RE.search(window)
+        end = m.end() + (cut.start() if cut else len(window))
+        definition = _DEFINED_AS_EFFECTIVE_RE.match(text, end)
+        end = definition.end() if definition else end
+        end = len(text[:end].rstrip(" ,\n"))
+        if not m.group("effective") and not definition:
+            continue  # "as of the date of ..." without calling it effective: some other date
+        found.append(Evidence("Effective Date", m.start(), end, "effective-date/reference"))
+        start, stop = _clause(text, segments, m.start(), end)
+        if (start, stop) != (m.start(), end):
+            found.append(Evidence("Effective Date", start, stop, "effective-date/reference-clause"))
+    return found
+
+
+def _refers_to_signing(evidence: list[Evidence], text: str) -> bool:
+    """Whether the contract takes effect when it is signed ("on the date of signature by both
+    parties", "effective as of the later of the two signature dates below")."""
+    return any(_TAKES_EFFECT_ON_SIGNING_RE.search(text, e.start, e.end) for e in evidence
+               if e.kind in ("effective-date/clause", "effective-date/definition-clause", "effective-date/reference"))
+
+
+def effective_date(text: str, segments: list[Segment], agreement: list[Evidence],
+                   mentions: list[DateMention] | None = None,
+                   signed: list[DateMention] | None = None) -> list[Evidence]:
+    """Dates called effective, effective-date definitions, clauses and references, the last
+    signature's date where the contract takes effect on signing, and the agreement date.
 
     The agreement date is offered as a weak candidate when no date is called effective: many
     contracts take effect on the date they are made.  It is likelier to be the effective date
     when the contract speaks of one somewhere, so how strongly it does is the evidence kind.
     """
     category = "Effective Date"
+    if mentions is None:
+        mentions = find_written_dates(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS))
+    if signed is None:
+        signed = signature_dates(text)
     found: list[Evidence] = []
-    for mention in find_dates(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS)):
-        before = text[max(0, mention.start - 40):mention.start]
-        after = text[mention.end:mention.end + 40]
-        if EFFECTIVE_BEFORE_RE.search(before) or EFFECTIVE_AFTER_RE.search(after):
+    for mention in _effective_head(text, mentions):
+        if called_effective(text, mention):
             found.append(Evidence(category, mention.start, mention.end, "effective-date/called-effective", mention.iso))
-    for m in _PLACEHOLDER_RE.finditer(text, 0, min(len(text), HEAD_CHARS)):
-        if EFFECTIVE_BEFORE_RE.search(text[max(0, m.start("blank") - 40):m.start("blank")]) or \
-                EFFECTIVE_AFTER_RE.search(text[m.end("blank"):m.end("blank") + 40]):
-            found.append(Evidence(category, m.start("blank"), m.end("blank"), "effective-date/called-effective"))
     for m in _EFFECTIVE_DEFINITION_RE.finditer(text):
         start, end = _clause(text, segments, m.start(), m.end())
-        dated = find_dates(text, m.end(), min(len(text), m.end() + 60))
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 60))
         if dated:
             found.append(Evidence(category, dated[0].start, dated[0].end, "effective-date/definition", dated[0].iso))
         found.append(Evidence(category, start, end, "effective-date/definition-clause", dated[0].iso if dated else None))
-    for segment in segments:
-        m = _EFFECTIVE_CLAUSE_RE.search(segment.text)
-        if m and not _REFERS_TO_EFFECTIVE_DATE_RE.match(segment.text, m.end()):
-            start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
-            dated = find_dates(text, start, end)
-            found.append(Evidence(category, start, end, "effective-date/clause", dated[0].iso if dated else None))
+    found += _effective_clauses(text, segments)
+    found += _effective_references(text, segments)
+    if signed and _refers_to_signing(found, text):
+        latest = max(signed, key=lambda m: m.iso or "")
+        found.append(Evidence(category, latest.start, latest.end, "effective-date/last-signature", latest.iso))
     if agreement and not any(e.kind == "effective-date/called-effective" for e in found):
         first = agreement[0]
         kind = "effective-date/agreement-date"
@@ -247,7 +452,9 @@ def contract_dates(text: str, segments: list[Segment]) -> list[Evidence]:
     Durations in the term clause count from the date called effective, else from the
     agreement date.
     """
-    agreement = agreement_date(text)
-    effective = effective_date(text, segments, agreement)
+    mentions = find_written_dates(text, 0, min(len(text), LATE_PREAMBLE_CHARS))
+    signed = signature_dates(text)
+    agreement = agreement_date(text, mentions, signed)
+    effective = effective_date(text, segments, agreement, mentions, signed)
     effective_iso = _effective_iso(effective, agreement[0].value if agreement else None)
     return agreement + effective + expiration_date(text, segments, effective_iso)

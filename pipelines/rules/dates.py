@@ -31,8 +31,8 @@ _ORDINAL = (
     r"(?:(?:twenty|thirty)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
     + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True)) + ")"
 )
-# "3rd", also as text layers split it ("16t h"), bracketed ("(1st)"), or spelt ("first").
-_DAY = rf"(?:\(?[0-3]?\d(?:\s?(?:st|nd|rd|th|t\s?h))?\)?|{_ORDINAL})"
+# "3rd", also as text layers split it ("16t h", "1s t"), bracketed ("(1st)"), or spelt ("first").
+_DAY = rf"(?:\(?[0-3]?\d(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?\)?|{_ORDINAL})"
 # A blank left in a template ("____", "[•]", "[ ]") instead of the day.
 _BLANK = r"(?:_{2,}|\[[^\]\n]{0,6}\])"
 _YEAR = r"(?:19|20)\d{2}"
@@ -40,15 +40,19 @@ _YEAR = r"(?:19|20)\d{2}"
 DATE_RE = re.compile(
     "|".join(
         [
-            # March 3, 2021 / March 3rd 2021 / March ___, 2021 / June , 2010
-            rf"(?P<m1>{_MONTH})\s+(?:(?P<d1>{_DAY})|{_BLANK}|(?=,))\s*,?\s*(?P<y1>{_YEAR})",
-            # 3rd day of March, 2021 / 3 March 2021 / ____ day of March, 2021
-            rf"(?:(?P<d2>{_DAY})|{_BLANK})\s*(?:day\s+of\s+)?(?P<m2>{_MONTH})\s*,?\s*"
+            # March 3, 2021 / March 3rd 2021 / March ___, 2021 / June , 2010 / April. 1st 2019
+            rf"(?P<m1>{_MONTH})\.?\s+(?:(?P<d1>{_DAY})|{_BLANK}|(?=,))\s*,?\s*(?P<y1>{_YEAR})",
+            # 3rd day of March, 2021 / 3 March 2021 / ____ day of March, 2021 / the 1st of March, 2003
+            # ("of" without "day" only after an ordinal: "5 of March" is more often a count)
+            rf"(?:(?P<d2>{_DAY})|{_BLANK})(?:\s*day\s+of\s+|(?<=[a-z])\s+of\s+|\s*)(?P<m2>{_MONTH})\s*,?\s*"
             rf"(?:A\.?D\.?\s+|in\s+the\s+year\s+)?(?P<y2>{_YEAR})",
-            # ____ day of ________, 2021 / day of , 2021 (a template with day and month left blank)
-            rf"(?:{_BLANK}\s*)?day\s+of\s*(?:{_BLANK}|(?=\s*,))\s*,?\s*(?P<y5>{_YEAR})",
+            # ____ day of ________, 2021 / day of , 2021 (a template with day and month left blank;
+            # "day of , 19" where the text layer dropped the underscores of "19__")
+            rf"(?:{_BLANK}\s*)?day\s+of\s*(?:{_BLANK}|(?=\s*,))\s*,?\s*(?P<y5>{_YEAR}|(?:19|20)(?:_+|(?!\d)))",
             # 2021-03-03
             rf"(?P<y3>{_YEAR})-(?P<m3>[01]?\d)-(?P<d3>[0-3]?\d)",
+            # 1.4.2011: dotted dates are day first, as contracts outside the US write them
+            rf"(?P<a6>[0-3]?\d)\.(?P<b6>[01]?\d)\.(?P<y6>{_YEAR})",
             # 03/03/2021, 3/3/21 or 3-31-16 (month first, as US contracts write them)
             r"(?P<a4>[0-3]?\d)(?P<sep>[/-])(?P<b4>[0-3]?\d)(?P=sep)(?P<y4>(?:19|20)?\d{2})",
         ]
@@ -111,7 +115,12 @@ def _mention_iso(m: re.Match[str]) -> str | None:
     if g["y3"]:
         return _iso(int(g["y3"]), int(g["m3"]), int(g["d3"]))
     if g["y5"]:
-        return g["y5"]
+        return g["y5"] if g["y5"].isdigit() and len(g["y5"]) == 4 else None
+    if g["y6"]:
+        day, month = int(g["a6"]), int(g["b6"])
+        if month > 12 >= day:  # 4.13.2011 can only be month first
+            day, month = month, day
+        return _iso(int(g["y6"]), month, day)
     first, second, year = int(g["a4"]), int(g["b4"]), _year_number(g["y4"])
     if first > 12 >= second:  # 29/3/18 can only be day first
         first, second = second, first
@@ -122,13 +131,32 @@ def find_dates(text: str, start: int = 0, end: int | None = None) -> list[DateMe
     """Every date written in text[start:end], in order, with offsets into `text`."""
     mentions = []
     for m in DATE_RE.finditer(text, start, len(text) if end is None else end):
-        # "3 March 2021" inside "13 March 2021" or "2021-03-03" inside a longer number: skip.
-        if m.start() > 0 and text[m.start() - 1].isalnum():
+        # "3 March 2021" inside "13 March 2021" or "2021-03-03" inside a longer number: skip;
+        # also "1.4.2011" inside a section number "3.1.4.2011".
+        if m.start() > 0 and (text[m.start() - 1].isalnum() or (m.group("y6") and text[m.start() - 1] == ".")):
             continue
         if m.end() < len(text) and text[m.end()].isdigit():
             continue
         mentions.append(DateMention(m.start(), m.end(), m.group(), _mention_iso(m)))
     return mentions
+
+
+YEAR_LOOKBACK_CHARS = 80  # the longest written date ends this far after it starts
+
+
+def find_dates_of_year(text: str, year: int) -> list[DateMention]:
+    """Every date `find_dates` reads in `text` whose year is `year`, found by trying the pattern
+    only around that year's digits ("2021", or "/21" and "-21"): scanning a whole long contract
+    with DATE_RE is slow, and every date ends with (or, as 2021-03-03, starts with) its year."""
+    windows: list[tuple[int, int]] = []
+    for m in re.finditer(rf"(?<!\d){year:04d}(?!\d)|(?<=[/-]){year % 100:02d}(?!\d)", text):
+        lo, hi = max(0, m.start() - YEAR_LOOKBACK_CHARS), min(len(text), m.end() + 8)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+    found = [d for lo, hi in windows for d in find_dates(text, lo, hi)]
+    return [d for d in found if d.iso and d.iso[:4] == f"{year:04d}"]
 
 
 def parse_date(text: str) -> str | None:
@@ -319,3 +347,19 @@ def _without_overlaps(mentions: list[DateMention]) -> list[DateMention]:
             continue
         kept.append(mention)
     return kept
+
+
+# "made this 30th day of April (the "Effective Date")": a day and month, the year left out.
+YEARLESS_DATE_RE = re.compile(
+    rf"(?P<day>{_DAY})\s+day\s+of\s+(?P<month>{_MONTH})(?![a-z])(?!\s*,?\s*(?:A\.?D\.?\s+|in\s+the\s+year\s+)?(?:19|20)\d)",
+    re.IGNORECASE,
+)
+
+
+def find_yearless_dates(text: str, start: int = 0, end: int | None = None) -> list[DateMention]:
+    """Days of a month written without a year ("the 1st day of December"), as mentions with no
+    value: a contract that leaves out its year still dates itself there, so the span is a
+    candidate, but no calendar date can be read from it."""
+    return [DateMention(m.start(), m.end(), m.group(), None)
+            for m in YEARLESS_DATE_RE.finditer(text, start, len(text) if end is None else end)
+            if not (m.start() > 0 and text[m.start() - 1].isalnum())]

@@ -16,56 +16,15 @@ import re
 from dataclasses import dataclass
 
 from pipelines.datamodel import Segment
-from pipelines.rules.contract_dates import (
-    EFFECTIVE_AFTER_RE, EFFECTIVE_BEFORE_RE, PREAMBLE_CUE_RE, WITNESS_RE, on_filing_legend,
-)
+from pipelines.rules.contract_dates import agreement_date_mention, called_effective, on_filing_legend
+from pipelines.rules.date_cues import blank_dates, is_full, signature_dates
 from pipelines.rules.dates import DateMention, find_written_dates
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
-PREAMBLE_CHARS = 3000  # the preamble is on the first page ...
-LATE_PREAMBLE_CHARS = 12000  # ... unless a cover page or a table of contents comes first
+LATE_PREAMBLE_CHARS = 12000  # the preamble is on the first page, or past a cover page or contents
 EFFECTIVE_HEAD_CHARS = 6000  # later dates called effective belong to other agreements
-CUE_CHARS = 80
-SIGNATURE_BLOCK_CHARS = 400
 
-# The same, strict enough to trust deeper into the document, past a table of contents.
-# "Effective" only with its preposition: "shall be effective until February 28, 2004" gives an end.
-_STRICT_PREAMBLE_CUE_RE = re.compile(
-    r"(?:\b(?:dated|made|entered\s+into|executed)\b[^.]{0,40}?\b(?:as\s+of|on|this|effective)?|"
-    r"\beffective\s+(?:as\s+of|on|from))\s*(?:the\s+)?$",
-    re.IGNORECASE,
-)
-# A date left blank for the signing: "[●], 2019", "____________, 2015", "[DATE]", "the [ ] day of [ ], 2020".
-_BLANK_DATE_RE = re.compile(
-    r"(?:(?:_{2,}|\[[^\]\n]{0,12}\])\s*(?:day\s+of\s*)?)?"
-    r"(?:_{2,}|\[[^\]\n]{0,12}\])(?:\s*\d{1,2})?(?:\s*,?\s*(?:19|20)(?:\d\d|\[[^\]\n]{0,3}\]|_+))?"
-)
-# Where a blank counts as the contract's date rather than a form field: "dated as of ____".
-_BLANK_CUE_RE = re.compile(
-    r"\b(?:dated|as\s+of|made|entered\s+into|effective|executed|day\s+of|this)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?$",
-    re.IGNORECASE,
-)
-# A date printed under the title: "AGENCY AGREEMENT\n____________, 1996".
-_TITLE_BEFORE_RE = re.compile(r"\b(?:AGREEMENT|CONTRACT)\b[^a-z\n]{0,10}\n?\s*$")
-# The date of some other instrument: "pursuant to a Subscription Agreement dated as of", recitals.
-# A definitions list dates other instruments: "“Master Services Agreement” means the agreement
-# executed between the Parties on ...", "the Development Agreement between BKC and X dated ...".
-_OTHER_INSTRUMENT_RE = re.compile(
-    r"\b(?:WHEREAS|that\s+certain|previously|pursuant\s+to|depositors?|holders?)\b[^.]{0,100}$|"
-    r"\b(?i:a|an|the)\s+(?:[\w-]+\s+){0,5}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
-    r"(?:(?:by\s+and\s+)?(?:between|among)\s+[^.;()]{3,100}?)?"
-    r"(?:dated|effective|entered\s+into)\b[^.]{0,20}$|"
-    r"[“\"](?!(?:Effective|Commencement|Execution)\s+Date)[^”\"]{1,60}[”\"]\s+(?:means|shall\s+mean|the\s+agreement)\b[^.;]{0,160}$")
-# "This Agreement is dated April 29, 2010", wherever the contract says it.
-_SELF_DATED_RE = re.compile(
-    r"\bthis\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
-    r"(?:on\s+|as\s+of\s+)?(?:the\s+)?", re.IGNORECASE)
-# "Date: March 3, 2021" or "Dated: 3/3/21" at the start of a line: a signature block's date.
-_SIGNATURE_DATE_RE = re.compile(r"\bDated?\b[ \t]*:?[ \t]*(?=\S)", re.IGNORECASE)
-# What comes before it on its line: nothing, or a column gap ("By: ...      Date: ...").
-_LINE_START_RE = re.compile(r"(?:^|\n)[ \t]*$|\S[ \t]{2,}$")
-_SIGNATURE_BLOCK_RE = re.compile(r"\b(?:By|Name|Title|Signature)\s*:|/s/", re.IGNORECASE)
 # ""Effective Date" means ...", "The Effective Date of this Agreement shall be ...".
 _EFFECTIVE_DEFINITION_RE = re.compile(
     r"[\"“”']\s*(?:Effective|Commencement)\s+Date\s*[\"“”']\s*(?:shall\s+mean|means|:|is|shall\s+be)\s+|"
@@ -143,73 +102,19 @@ def _term_value(field: str, found: _Found) -> TermValue:
     return TermValue(field, found.value, confidence, (Quote(found.start, found.end, "date"),), detail)
 
 
-def signature_dates(text: str) -> list[DateMention]:
-    """Dates written in signature blocks ("Date: March 3, 2021" under "By:"), in order.
-
-    They are when each party signed: an effective date "of the last signature" is the latest.
-    """
-    found = []
-    for m in _SIGNATURE_DATE_RE.finditer(text):
-        if not _LINE_START_RE.search(text, max(0, m.start() - 80), m.start()):
-            continue
-        around = text[max(0, m.start() - SIGNATURE_BLOCK_CHARS):m.end() + SIGNATURE_BLOCK_CHARS]
-        if not _SIGNATURE_BLOCK_RE.search(around):
-            continue
-        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
-        if dated and dated[0].start - m.end() < 3 and _is_full(dated[0]):
-            found.append(dated[0])
-    return found
-
-
-def _is_full(mention: DateMention) -> bool:
-    return mention.iso is not None and len(mention.iso) == 10
-
-
 def _from_mention(mention: DateMention, how: str) -> _Found:
-    value = mention.iso if _is_full(mention) else NOT_STATED
+    value = mention.iso if is_full(mention) else NOT_STATED
     return _Found(value, mention.start, mention.end, how, mention.text)
 
 
-def _blank_dates(text: str, end: int) -> list[DateMention]:
-    """Blanks a template left for the contract's date, as mentions with no value."""
-    blanks = []
-    for m in _BLANK_DATE_RE.finditer(text, 0, end):
-        if _BLANK_CUE_RE.search(text, max(0, m.start() - 40), m.start()) or \
-                _TITLE_BEFORE_RE.search(text, max(0, m.start() - 40), m.start()):
-            blanks.append(DateMention(m.start(), m.end(), m.group(), None))
-    return blanks
-
-
 def _agreement_date(text: str, mentions: list[DateMention], signed: list[DateMention]) -> _Found | None:
-    """The preamble's date, or its blank; else the witness clause's; else the first signature's."""
-    signature_starts = {m.start for m in signed}
-    candidates = sorted(
-        [m for m in mentions if not on_filing_legend(text, m.start) and m.start not in signature_starts]
-        + _blank_dates(text, LATE_PREAMBLE_CHARS),
-        key=lambda m: m.start)
-    candidates = [m for m in candidates if not _OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start)]
-    for mention in candidates:
-        before = text[max(0, mention.start - CUE_CHARS):mention.start]
-        if mention.start < PREAMBLE_CHARS and (PREAMBLE_CUE_RE.search(before) or _TITLE_BEFORE_RE.search(before)):
-            return _from_mention(mention, "preamble")
-    for mention in candidates:
-        before = text[max(0, mention.start - CUE_CHARS):mention.start]
-        if _STRICT_PREAMBLE_CUE_RE.search(before):
-            return _from_mention(mention, "preamble")
-    head = [m for m in candidates if m.start < PREAMBLE_CHARS and m.iso]
-    if head:
-        return _from_mention(head[0], "first-date")
-    for m in _SELF_DATED_RE.finditer(text):
-        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
-        if dated and dated[0].start == m.end():
-            return _from_mention(dated[0], "dated-clause")
-    for m in WITNESS_RE.finditer(text):
-        dated = find_written_dates(text, m.start(), m.end())
-        if dated:
-            return _from_mention(dated[0], "witness-clause")
-    if signed:
-        return _from_mention(signed[0], "signature")
-    return None
+    """The preamble's date, or its blank; else the witness clause's; else the first signature's
+    (the choice the key-term candidates make, pipelines/rules/contract_dates.py)."""
+    chosen = agreement_date_mention(text, mentions, signed)
+    if chosen is None:
+        return None
+    mention, how = chosen
+    return _from_mention(mention, "preamble" if how == "late-preamble" else how)
 
 
 def _effective_date(text: str, mentions: list[DateMention], agreement: _Found | None,
@@ -235,13 +140,11 @@ def _effective_date(text: str, mentions: list[DateMention], agreement: _Found | 
 
 def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
     """'effective as of March 3, 2021' or 'March 3, 2021 (the "Effective Date")', blanks included."""
-    candidates = sorted(mentions + _blank_dates(text, EFFECTIVE_HEAD_CHARS), key=lambda m: m.start)
+    candidates = sorted(mentions + blank_dates(text, EFFECTIVE_HEAD_CHARS), key=lambda m: m.start)
     for mention in candidates:
         if mention.start >= EFFECTIVE_HEAD_CHARS or on_filing_legend(text, mention.start):
             continue
-        before = text[max(0, mention.start - 40):mention.start]
-        after = text[mention.end:mention.end + 40]
-        if EFFECTIVE_BEFORE_RE.search(before) or EFFECTIVE_AFTER_RE.search(after):
+        if called_effective(text, mention):
             return _from_mention(mention, "called-effective")
     return None
 
@@ -252,7 +155,7 @@ def _takes_effect(text: str, agreement: _Found | None) -> _Found | None:
     commence on the date hereof", "takes effect upon execution")."""
     for m in _TAKES_EFFECT_RE.finditer(text):
         dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
-        if dated and dated[0].start == m.end() and _is_full(dated[0]):
+        if dated and dated[0].start == m.end() and is_full(dated[0]):
             return _from_mention(dated[0], "takes-effect")
         if agreement is not None and _FROM_ITS_OWN_DATE_RE.match(text, m.end()) and _speaks_of_itself(text, m):
             phrase = _reference_phrase(text, m.end())
