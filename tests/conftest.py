@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,6 +64,36 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 600,
 @pytest.fixture()
 def embedded_env(tmp_path: Path) -> dict[str, str]:
     return base_env(tmp_path / "data")
+
+
+AUDITED_BATCH = "samples"
+
+
+@pytest.fixture(scope="session")
+def audited_samples(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The samples audited once per session by embedded workers, model on: a folder with the
+    data folder (`data/`, batch AUDITED_BATCH) and the audit's reports (`report/`).
+
+    An audit of the samples takes 25-50 s on two cores; tests that start from an audited batch
+    copy this one (audited_env) instead of auditing again."""
+    folder = tmp_path_factory.mktemp("audited")
+    result = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", AUDITED_BATCH],
+                     base_env(folder / "data"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return folder
+
+
+@pytest.fixture()
+def audited_env(audited_samples: Path, tmp_path: Path) -> dict[str, str]:
+    """An embedded environment whose data folder is a copy of audited_samples' (the workers
+    that wrote it have exited, so the SQLite file is whole)."""
+    shutil.copytree(audited_samples / "data", tmp_path / "data")
+    return base_env(tmp_path / "data")
+
+
+def sqlite_url(env: dict[str, str]) -> str:
+    """The embedded database of an environment's data folder."""
+    return f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
 
 
 def _services_up() -> str | None:

@@ -13,14 +13,10 @@ import openpyxl
 import pytest
 from sqlalchemy import func, select
 
-from conftest import REPO, expected_outcomes, processes_using, run_cli, wait_until
+from conftest import AUDITED_BATCH, REPO, base_env, expected_outcomes, processes_using, run_cli, sqlite_url, wait_until
 from pipelines.datamodel import BatchResult
 from storage import repository, schema
 from storage.database import session_scope
-
-
-def database_url(env: dict[str, str]) -> str:
-    return f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
 
 
 def load_batch(url: str, batch_id: str) -> BatchResult:
@@ -81,12 +77,9 @@ def assert_reports_cover_the_batch(out: Path, batch: BatchResult) -> None:
     assert {row[file_column] for row in rows[1:]} == names
 
 
-def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
-    out = tmp_path / "report"
-    result = run_cli(["audit", str(sample_dir), "--out", str(out), "--batch-id", "samples"], embedded_env)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-    batch = load_batch(database_url(embedded_env), "samples")
+def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, audited_samples: Path) -> None:
+    env = base_env(audited_samples / "data")  # the session's audit (conftest), run as a user runs it
+    batch = load_batch(sqlite_url(env), AUDITED_BATCH)
     assert batch.status == "done"
     assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
     for document in batch.documents:
@@ -98,20 +91,18 @@ def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, 
     scans = [d for d in batch.documents if d.ocr_pages]
     assert scans and all(d.status == "done" for d in scans), "the scanned sample must be OCRed and analysed"
 
-    assert_reports_cover_the_batch(out, batch)
-    assert processes_using(embedded_env["CLAUSEMILL_DATA_DIR"]) == [], "embedded workers outlived the audit"
+    assert_reports_cover_the_batch(audited_samples / "report", batch)
+    assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == [], "embedded workers outlived the audit"
 
 
-def test_rerunning_a_batch_is_idempotent(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
-    url = database_url(embedded_env)
-    counts = []
-    for attempt in range(2):
-        result = run_cli(["audit", str(sample_dir), "--out", str(tmp_path / f"out{attempt}"), "--batch-id", "again"], embedded_env)
-        assert result.returncode == 0, result.stdout + result.stderr
-        counts.append(row_counts(url, "again"))
-    assert counts[0] == counts[1]
-    assert len(counts[0]) == len(expected_outcomes(sample_dir))
-    assert_no_duplicate_findings(url, "again")
+def test_rerunning_a_batch_is_idempotent(sample_dir: Path, audited_env: dict[str, str], tmp_path: Path) -> None:
+    url = sqlite_url(audited_env)
+    before = row_counts(url, AUDITED_BATCH)
+    result = run_cli(["audit", str(sample_dir), "--out", str(tmp_path / "again"), "--batch-id", AUDITED_BATCH], audited_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert row_counts(url, AUDITED_BATCH) == before
+    assert len(before) == len(expected_outcomes(sample_dir))
+    assert_no_duplicate_findings(url, AUDITED_BATCH)
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])

@@ -7,10 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 from sqlalchemy import func, select
 
-from conftest import REPO, expected_outcomes, run_cli, wait_until
+from conftest import AUDITED_BATCH, REPO, base_env, expected_outcomes, run_cli, sqlite_url, wait_until
 from storage import repository, schema
 from storage.database import session_scope
 from test_dag_embedded import assert_no_duplicate_findings, assert_reports_cover_the_batch, load_batch, row_counts
@@ -35,6 +36,13 @@ def broker_drained(broker_url: str) -> bool:
     """No task waits in a queue or runs unacknowledged: the second deliveries have all run."""
     client = redis.Redis.from_url(broker_url)
     return client.llen("cpu") == 0 and client.llen("gpu") == 0 and client.hlen("unacked") == 0
+
+
+@pytest.fixture(scope="module")
+def reference_counts(audited_samples: Path) -> dict[str, dict[str, int]]:
+    """Pages, segments and rule findings per sample as the session's embedded audit stored
+    them: what a batch that was killed or delivered twice must end with."""
+    return row_counts(sqlite_url(base_env(audited_samples / "data")), AUDITED_BATCH)
 
 
 def test_server_mode_runs_the_batch_on_separate_workers(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
@@ -77,13 +85,11 @@ for document_id in ids:  # every document's chain delivered a second time
 """
 
 
-def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path,
+                                                 reference_counts: dict[str, dict[str, int]]) -> None:
     start_worker(server_env, "cpu", 2)
     start_worker(server_env, "gpu", 4)
     url = server_env["CLAUSEMILL_DATABASE_URL"]
-    once = run_cli(["audit", str(sample_dir), "--batch-id", "once", "--out", str(tmp_path / "once")], server_env)
-    assert once.returncode == 0, once.stdout + once.stderr
-
     inputs = tmp_path / "inputs"
     inputs.mkdir()
     for path in sample_dir.iterdir():
@@ -94,11 +100,12 @@ def test_tasks_delivered_twice_duplicate_nothing(sample_dir: Path, server_env: d
     # let the second deliveries drain before counting
     wait_until(lambda: broker_drained(server_env["CLAUSEMILL_BROKER_URL"]), timeout=120, message="the queues to drain")
 
-    assert row_counts(url, "twice") == row_counts(url, "once")
+    assert row_counts(url, "twice") == reference_counts
     assert_no_duplicate_findings(url, "twice")
 
 
-def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
+def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(
+        sample_dir: Path, server_env: dict[str, str], start_worker, reference_counts: dict[str, dict[str, int]]) -> None:
     # Two kills in a row may both land on one OCR page: that is not a poison pill here.
     server_env = {**server_env, "CLAUSEMILL_MAX_WORKER_CRASHES": "3"}
     url = server_env["CLAUSEMILL_DATABASE_URL"]
@@ -120,9 +127,7 @@ def test_sigkill_of_worker_processes_mid_batch_loses_and_duplicates_nothing(samp
     batch = load_batch(url, "killed")
     assert {d.filename: d.status for d in batch.documents} == expected_outcomes(sample_dir)
     assert_no_duplicate_findings(url, "killed")
-    reference = run_cli(["audit", str(sample_dir), "--batch-id", "reference", "--out", str(tmp_path / "ref")], server_env)
-    assert reference.returncode == 0, reference.stdout + reference.stderr
-    assert row_counts(url, "killed") == row_counts(url, "reference")
+    assert row_counts(url, "killed") == reference_counts
 
 
 def model_in_flight(url: str, batch_id: str) -> bool:

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
-from conftest import REPO, expected_outcomes, run_cli, wait_until, free_port
+from conftest import REPO, expected_outcomes, free_port, run_cli, sqlite_url, wait_until
 from pipelines.dag import Stage, next_stage
 from pipelines.datamodel import DocumentStatus
 from pipelines.settings import Settings
 from storage import repository, schema
 from storage.database import session_scope
 from storage.schema import utcnow
-from test_dag_embedded import assert_no_duplicate_findings, database_url, load_batch, processes_using, row_counts
+from test_dag_embedded import assert_no_duplicate_findings, load_batch, processes_using, row_counts
 from test_dag_server import batch_done, ocr_under_way
 from workers.broker import queue_lengths, waiting_document_ids
 from workers.celery_app import create_app
@@ -143,7 +143,7 @@ def recovery_count(url: str, batch_id: str) -> int:
 
 def test_sigkill_of_the_embedded_cpu_worker_mid_batch_loses_nothing(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
     env = {**embedded_env, **FAST_RECOVERY}
-    url = database_url(env)
+    url = sqlite_url(env)
     audit = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "audit", str(sample_dir), "--out", str(tmp_path / "out"),
                               "--batch-id", "killed"], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     wait_until(lambda: Path(url.split("///")[1]).exists() and ocr_under_way(url, "killed"), timeout=120,

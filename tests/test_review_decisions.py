@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import AUDITED_BATCH, run_cli, sqlite_url
 from pipelines.aggregate import aggregate_document
 from pipelines.datamodel import Finding
 from pipelines.playbook import load_playbook
@@ -67,23 +67,21 @@ def test_a_corrected_category_and_a_corrected_value_are_what_reports_show() -> N
     assert term.value == "New York" and term.detail["corrected_by"] == "ann"
 
 
-def test_the_report_of_an_audited_batch_changes_after_a_decision(sample_dir: Path, embedded_env: dict[str, str],
+def test_the_report_of_an_audited_batch_changes_after_a_decision(audited_samples: Path, audited_env: dict[str, str],
                                                                  tmp_path: Path) -> None:
-    assert run_cli(["audit", str(sample_dir), "--out", str(tmp_path / "before"), "--batch-id", "rv"],
-                   embedded_env).returncode == 0
-    url = f"sqlite:///{Path(embedded_env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+    url = sqlite_url(audited_env)
     with session_scope(url) as session:
         item = claim_next(session, "ann", datetime(2026, 12, 1, 9), 900)
         category, start = item.category, item.evidence["start"]
         filename = session.get(schema.Document, item.document_id).filename
         decide(session, item.id, "ann", "reject", item.version, datetime(2026, 12, 1, 9, 1), reason="not_a_clause")
-    result = run_cli(["report", "rv", "--out", str(tmp_path / "after")], embedded_env)
+    result = run_cli(["report", AUDITED_BATCH, "--out", str(tmp_path / "after")], audited_env)
     assert result.returncode == 0, result.stdout + result.stderr
 
-    def spans(folder: str) -> set[tuple[str, int]]:
-        report = json.loads((tmp_path / folder / "report.json").read_text())
+    def spans(folder: Path) -> set[tuple[str, int]]:
+        report = json.loads((folder / "report.json").read_text())
         doc = next(d for d in report["documents"] if d["filename"] == filename)
         return {(m["finding"]["category"], m["finding"]["start"]) for m in doc["assessment"]["findings"]}
 
-    assert (category, start) in spans("before")
-    assert (category, start) not in spans("after")
+    assert (category, start) in spans(audited_samples / "report")
+    assert (category, start) not in spans(tmp_path / "after")

@@ -7,7 +7,7 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import run_cli, sqlite_url
 from pipelines.aggregate import aggregate_document
 from pipelines.datamodel import Finding
 from pipelines.playbook import load_playbook
@@ -100,20 +100,18 @@ def seed_wrong_decisions(url: str, category: str, n: int) -> None:
                    reason="not_a_clause")
 
 
-def test_decisions_recalibrate_the_next_audit(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
-    assert run_cli(["audit", str(sample_dir), "--out", str(tmp_path / "a"), "--batch-id", "rc1"],
-                   embedded_env).returncode == 0
-    url = f"sqlite:///{Path(embedded_env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+def test_decisions_recalibrate_the_next_audit(sample_dir: Path, audited_env: dict[str, str], tmp_path: Path) -> None:
+    url = sqlite_url(audited_env)
     with session_scope(url, write=False) as session:
         categories = {c for (c,) in session.query(schema.Finding.category)
                       .filter(schema.Finding.producer == "aggregate", schema.Finding.note.is_(None))}
         assert repository.latest_calibration(session) is None
     category = sorted(categories)[0]
-    assert run_cli(["recalibrate"], embedded_env).returncode == 1  # nothing decided yet: says so
+    assert run_cli(["recalibrate"], audited_env).returncode == 1  # nothing decided yet: says so
     seed_wrong_decisions(url, category, 30)
-    dry = run_cli(["recalibrate", "--dry-run"], embedded_env)
+    dry = run_cli(["recalibrate", "--dry-run"], audited_env)
     assert dry.returncode == 0 and "nothing saved" in dry.stderr and category in dry.stdout
-    result = run_cli(["recalibrate"], embedded_env)
+    result = run_cli(["recalibrate"], audited_env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Saved calibration version 1" in result.stderr
     with session_scope(url, write=False) as session:
@@ -123,7 +121,7 @@ def test_decisions_recalibrate_the_next_audit(sample_dir: Path, embedded_env: di
         row = session.get(schema.Calibration, 1)
         assert row.decisions == 30 and row.report[category]["kept"]
     assert run_cli(["audit", str(sample_dir), "--out", str(tmp_path / "b"), "--batch-id", "rc2"],
-                   embedded_env).returncode == 0
+                   audited_env).returncode == 0
     with session_scope(url, write=False) as session:
         rows = (session.query(schema.Finding).join(schema.Document)
                 .filter(schema.Document.batch_id == "rc2", schema.Finding.producer == "aggregate",

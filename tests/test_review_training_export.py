@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, sqlite_url
 from pipelines.review.export import training_labels
 from pipelines.review.queue import claim_next, decide
 from pipelines.samples import generate_contract
@@ -57,10 +57,8 @@ def test_training_labels_a_reviewed_document_only_where_someone_decided() -> Non
     assert bool(both.labels[extra][:, categories.index(first[0])].any())
 
 
-def test_decisions_export_as_training_data(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
-    assert run_cli(["audit", str(sample_dir), "--out", str(tmp_path / "a"), "--batch-id", "tx"],
-                   embedded_env).returncode == 0
-    url = f"sqlite:///{Path(embedded_env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+def test_decisions_export_as_training_data(audited_env: dict[str, str], tmp_path: Path) -> None:
+    url = sqlite_url(audited_env)
     now = datetime(2026, 12, 1, 9)
     decided: list[tuple[str, int, int, str]] = []
     with session_scope(url) as session:
@@ -72,7 +70,7 @@ def test_decisions_export_as_training_data(sample_dir: Path, embedded_env: dict[
             decided.append((item.category, item.evidence["start"], item.evidence["end"], item.evidence["text"]))
             filename = session.get(schema.Document, item.document_id).filename
     out = tmp_path / "reviewed"
-    result = run_cli(["review", "export", "--training", "--out", str(out)], embedded_env)
+    result = run_cli(["review", "export", "--training", "--out", str(out)], audited_env)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [json.loads(line) for line in (out / "spans.jsonl").read_text().splitlines()]
     assert {(r["category"], r["start"], r["end"], r["label"]) for r in rows} == {

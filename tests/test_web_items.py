@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,27 +26,30 @@ from PIL import Image
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen.canvas import Canvas
 
-from conftest import base_env, postgres_database, run_cli
+from conftest import AUDITED_BATCH, base_env, postgres_database, run_cli
 from pipelines.parsers.pdf import PdfParser
 from test_web_auth import Server, csrf_of, post_form, start_server
 from web.page_images import SCALE, page_png
 
 USERS = {"ann": "reviewer", "ben": "reviewer", "cy": "reviewer", "dee": "reviewer", "eve": "reviewer",
          "fay": "reviewer", "gus": "reviewer", "ada": "admin"}
-BATCH = "web"
+BATCH = AUDITED_BATCH
 CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterator[Server]:
-    """The samples audited once (embedded workers) into this database, then served."""
+    """The samples audited by embedded workers into this database, then served: on SQLite a
+    copy of the session's audit (conftest), on PostgreSQL an audit of its own."""
     folder = tmp_path_factory.mktemp(f"items-{request.param}")
     env = base_env(folder / "data")
     with ExitStack() as stack:
         if request.param == "postgresql":
             env["CLAUSEMILL_DATABASE_URL"] = stack.enter_context(postgres_database())
-        audited = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", BATCH], env)
-        assert audited.returncode == 0, audited.stdout + audited.stderr
+            audited = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", BATCH], env)
+            assert audited.returncode == 0, audited.stdout + audited.stderr
+        else:
+            shutil.copytree(request.getfixturevalue("audited_samples") / "data", folder / "data")
         yield start_server(stack, folder, env, USERS)
 
 
