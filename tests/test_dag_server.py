@@ -11,7 +11,7 @@ import pytest
 import redis
 from sqlalchemy import func, select
 
-from conftest import AUDITED_BATCH, REPO, base_env, expected_outcomes, run_cli, sqlite_url, wait_until
+from conftest import AUDITED_BATCH, REPO, base_env, expected_outcomes, run_cli, some_samples, sqlite_url, wait_until
 from storage import repository, schema
 from storage.database import session_scope
 from test_dag_embedded import assert_no_duplicate_findings, assert_reports_cover_the_batch, load_batch, row_counts
@@ -140,10 +140,7 @@ def test_sigkill_of_the_gpu_worker_mid_batch_loses_nothing(sample_dir: Path, ser
                                                            tmp_path: Path) -> None:
     """The gpu worker dies while the model runs (the OOM killer, a driver crash): a new one gets
     the unacknowledged documents back after the visibility timeout, and each is analysed once."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("msa-meridian-granite.txt", "supply-brightwater-granite.pdf", "license-granite-meridian.pdf"):
-        (folder / name).symlink_to(sample_dir / name)
+    folder = some_samples(sample_dir, tmp_path / "in", ("msa-meridian-granite.txt", "supply-brightwater-granite.pdf", "license-granite-meridian.pdf"))
     url = server_env["CLAUSEMILL_DATABASE_URL"]
     start_worker(server_env, "cpu", 2)
     gpu = start_worker(server_env, "gpu", 4)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
-from conftest import REPO, expected_outcomes, free_port, run_cli, sqlite_url, wait_until
+from conftest import REPO, expected_outcomes, free_port, run_cli, some_samples, sqlite_url, wait_until
 from pipelines.dag import Stage, next_stage
 from pipelines.datamodel import DocumentStatus
 from pipelines.settings import Settings
@@ -29,9 +29,9 @@ from workers.celery_app import create_app
 from workers.lifecycle import reset_embedded_broker
 from workers.recovery import sweep
 
-# Short limits so a stalled document is taken for lost after 30 + 10 + 5 s, not minutes.
+# Short limits so a stalled document is taken for lost after 20 + 10 + 5 s, not minutes.
 FAST_RECOVERY = {
-    **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "30" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
+    **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "20" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
     "CLAUSEMILL_RECOVERY_MARGIN_S": "5", "CLAUSEMILL_RECOVERY_INTERVAL_S": "2", "CLAUSEMILL_MODEL_ENABLED": "false",
 }
 
@@ -209,10 +209,7 @@ def test_a_file_that_crashes_its_worker_twice_ends_failed_and_the_batch_complete
         sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
     """A poison pill: each delivery of one OCR page kills the worker process running it (SIGKILL,
     as the OOM killer does).  The third delivery is refused, the rest of the batch completes."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("scanned-distribution-agreement.pdf", "msa-meridian-granite.txt"):
-        (folder / name).symlink_to(sample_dir / name)
+    folder = some_samples(sample_dir, tmp_path / "in", ("scanned-distribution-agreement.pdf", "msa-meridian-granite.txt"))
     env = {**server_env, "CLAUSEMILL_MODEL_ENABLED": "false"}
     url = env["CLAUSEMILL_DATABASE_URL"]
     worker = start_worker(env, "cpu", 1)
@@ -240,10 +237,7 @@ def test_sigkill_in_each_stage_in_turn_loses_and_duplicates_nothing(
     """tests/crash_each_stage.py: the first task of every cpu stage kills its pool process as it
     starts, and the next as it ends (writes made, next stage sent, no ack).  Each is delivered
     again, and the batch ends as a batch without kills does, each finding once."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("scanned-distribution-agreement.pdf", "msa-meridian-granite.txt", "supply-brightwater-granite.pdf"):
-        (folder / name).symlink_to(sample_dir / name)
+    folder = some_samples(sample_dir, tmp_path / "in", ("scanned-distribution-agreement.pdf", "msa-meridian-granite.txt", "supply-brightwater-granite.pdf"))
     marks = tmp_path / "crashes"
     marks.mkdir()
     env = {**server_env, "CLAUSEMILL_MODEL_ENABLED": "false", "CLAUSEMILL_TEST_CRASH_MARKS": str(marks)}

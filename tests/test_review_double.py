@@ -11,7 +11,7 @@ import pytest
 import typer
 from sqlalchemy import func, select
 
-from conftest import run_cli
+from conftest import TEXT_SAMPLES, run_cli, some_samples, sqlite_url
 from pipelines.cli.batches import batch_options
 from pipelines.review.agreement import ALL, Pair, agreement, agreement_by_category, cohen_kappa, confusion, review_pairs
 from pipelines.review.decisions import standing
@@ -235,11 +235,12 @@ def test_agreement_pairs_the_standing_decisions_of_a_batch(database_url: str) ->
 # --- through the CLI ----------------------------------------------------------------------------
 
 def test_audit_with_double_review_marks_its_share_and_the_cli_reports_agreement(
-        sample_dir: Path, embedded_env: dict[str, str]) -> None:
-    audited = run_cli(["audit", str(sample_dir), "--out", str(Path(embedded_env["CLAUSEMILL_DATA_DIR"]) / "report"),
+        sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:
+    folder = some_samples(sample_dir, tmp_path / "in", TEXT_SAMPLES)
+    audited = run_cli(["audit", str(folder), "--out", str(Path(embedded_env["CLAUSEMILL_DATA_DIR"]) / "report"),
                        "--batch-id", "dbl", "--double-review", "0.5"], embedded_env)
     assert audited.returncode == 0, audited.stdout + audited.stderr
-    url = f"sqlite:///{Path(embedded_env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+    url = sqlite_url(embedded_env)
     with session_scope(url, write=False) as session:
         rows = session.execute(select(schema.ReviewItem, schema.Document.sha256).join(schema.Document)).all()
         assert session.get(schema.Batch, "dbl").options["double_review"] == 0.5

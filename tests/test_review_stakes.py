@@ -56,18 +56,19 @@ def test_a_register_is_read_from_the_teams_spreadsheet(tmp_path: Path) -> None:
 
 def test_an_audit_with_a_register_ranks_its_valuable_contract_first(sample_dir: Path, embedded_env: dict[str, str],
                                                                      tmp_path: Path) -> None:
-    from conftest import run_cli
+    from conftest import TEXT_SAMPLES, run_cli, some_samples, sqlite_url
     from storage import schema
     from storage.database import session_scope
 
+    folder = some_samples(sample_dir, tmp_path / "in", TEXT_SAMPLES)
     register = tmp_path / "register.csv"
     register.write_text("file,tier,value\ndistribution-brightwater-northwind.pdf,critical,2000000\n")
-    bad = run_cli(["audit", str(sample_dir), "--tier", "gold"], embedded_env)
+    bad = run_cli(["audit", str(folder), "--tier", "gold"], embedded_env)
     assert bad.returncode == 2 and "'gold' is not a tier" in bad.stderr
-    result = run_cli(["audit", str(sample_dir), "--out", str(tmp_path / "out"), "--batch-id", "st",
+    result = run_cli(["audit", str(folder), "--out", str(tmp_path / "out"), "--batch-id", "st",
                       "--tier", "standard", "--register", str(register)], embedded_env)
     assert result.returncode == 0, result.stdout + result.stderr
-    url = f"sqlite:///{Path(embedded_env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+    url = sqlite_url(embedded_env)
     with session_scope(url, write=False) as session:
         items = session.query(schema.ReviewItem, schema.Document.filename).join(schema.Document).all()
     weights = {filename: item.evidence["priority_parts"].get("contract_weight") for item, filename in items}
