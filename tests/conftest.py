@@ -211,6 +211,10 @@ class WorkerProcess:
 
     def stop(self) -> None:
         self.kill(signal.SIGTERM)
+        self.wait_stopped()
+
+    def wait_stopped(self) -> None:
+        """After a SIGTERM: the warm shutdown, or SIGKILL once it has taken 20 s."""
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -230,8 +234,10 @@ def start_worker(tmp_path: Path) -> Iterator:
         return worker
 
     yield start
+    for worker in started:  # all told first: each warm shutdown takes a few seconds
+        worker.kill(signal.SIGTERM)
     for worker in started:
-        worker.stop()
+        worker.wait_stopped()
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.2, message: str = "condition") -> None:  # type: ignore[no-untyped-def]

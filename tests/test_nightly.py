@@ -521,6 +521,8 @@ def test_two_schedulers_on_one_redis_run_a_window_once(server_env: dict[str, str
     holder.kill(signal.SIGKILL)
     wait_until(lambda: standby.said("beat lock taken: this scheduler sends the schedule"), 30, message="the standby taking over")
     wait_until(lambda: standby.said("nightly window already claimed"), 30, message="the standby finding the window claimed")
+    # The run's summary records the delivery once the receiver has answered.
+    wait_until(lambda: "webhook" in schedule_runs(env)[0].summary, 10, message="the delivery recorded")
     runs = schedule_runs(env)
     assert len(runs) == 1 and runs[0].state is RunState.DONE and runs[0].summary["trigger"] == "schedule"
     with session_scope(env["CLAUSEMILL_DATABASE_URL"], write=False) as session:

@@ -17,11 +17,14 @@ DATABASE_OUTAGES = (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceErr
 def wait_for_batch(app: Celery, settings: Settings, batch_id: str, total: int, *, embedded_workers=None,
                    timeout_s: float | None = None) -> None:
     """Show live progress until the batch's ledger says it is done, running the recovery sweep
-    meanwhile: messages lost to a dead worker or broker are sent again."""
+    meanwhile: messages lost to a dead worker or broker are sent again.  Embedded workers are
+    stopped once the batch is done: they have nothing left to finish."""
     from workers.recovery import SweepLoop
 
     with SweepLoop(app, settings):
         _show_progress(settings, batch_id, total, embedded_workers, timeout_s)
+    if embedded_workers is not None:
+        embedded_workers.stop_idle()
 
 
 def _show_progress(settings: Settings, batch_id: str, total: int, embedded_workers, timeout_s: float | None) -> None:  # type: ignore[no-untyped-def]
