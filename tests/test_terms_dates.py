@@ -321,3 +321,64 @@ def test_term_lengths_stated_with_is_therefrom_or_into_force():
         "COOPERATION AGREEMENT\n\nParty A: Egret Games Co., Ltd.\nParty B: Ibis Mobile Co., Ltd.\n\n"
         "10. This Agreement shall come into force as of January 1, 2013 and remain valid for 1 year.")
     assert terms["Expiration Date"].value == "2014-01-01"
+
+
+def test_term_from_an_effective_date_tied_to_an_undated_event_has_no_computed_expiration():
+    _, terms = _terms(
+        "This Hosting Agreement is made as of August 3, 2004 between Linnet Web Inc. and Curlew Shops LLC.\n\n"
+        '1. This Agreement shall be effective as of the date the Portal goes live (the "Effective Date") and '
+        "shall continue for a period of one (1) year from the Effective Date.")
+    assert terms["Initial Term"].value == "P1Y"
+    assert terms["Expiration Date"].value == NOT_STATED
+
+
+def test_anniversary_of_the_date_hereof_counts_from_the_agreement_date():
+    _, terms = _terms(
+        "This Outsourcing Agreement is made as of May 28, 2003 between Plover Data Inc. and Dunlin Bank.\n\n"
+        "5. Term. The term of this Agreement shall commence on June 1, 2003. The term of this Agreement "
+        "shall end on the fourth anniversary of the date hereof.")
+    assert terms["Expiration Date"].value == "2007-05-28"
+    _, terms = _terms(
+        "This Cooperation Agreement is made as of July 9, 2012 between Wren Pay Ltd and Finch Bank plc.\n\n"
+        "3. Term. This Agreement shall remain in effect until the earlier of (a) the third (3r d) "
+        "anniversary of this Agreement and (b) Wren Pay ceasing to hold its licence.")
+    assert terms["Expiration Date"].value == "2015-07-09"
+
+
+def test_term_lengths_written_subsequent_to_or_as_a_period_commencing():
+    _, terms = _terms(
+        "This Sponsorship Agreement is made as of March 4, 2001 between Avocet Radio Inc. and Stilt Foods LLC.\n\n"
+        "4. Term. This Agreement shall commence on the Effective Date and shall remain in full force until one "
+        "(1) year subsequent to the Effective Date, provided that Avocet may terminate it at any time prior to "
+        "the expiration of thirty (30) days subsequent to the Effective Date.")
+    assert terms["Expiration Date"].value == "2002-03-04"
+    _, terms = _terms(
+        "This Development Agreement is made as of October 2, 2006 between Knot Labs Inc. and Ruff Health LLC.\n\n"
+        '2. Term. The term of this Agreement (the "Term") shall commence on the Effective Date and end at the '
+        "close of the Exclusivity Period (i.e., a two (2) year period commencing on the Effective Date).")
+    assert terms["Expiration Date"].value == "2008-10-02"
+
+
+def test_a_perpetual_irrevocable_licence_is_not_a_perpetual_term():
+    _, terms = _terms(
+        "This License Agreement is made as of January 8, 2019 between Merganser Bio Inc. and Smew Pharma Ltd.\n\n"
+        "11.1 Term. The term of this Agreement shall commence on the Effective Date and shall expire on the "
+        "last day of the Royalty Term. Upon such expiration the license granted to Smew shall become fully-paid, "
+        "perpetual and irrevocable.")
+    assert terms.get("Expiration Date") is None or terms["Expiration Date"].value != "perpetual"
+
+
+def test_the_later_of_an_anniversary_and_an_event_is_not_stated():
+    _, terms = _terms(
+        "This Alliance Agreement is made as of April 1, 2010 between Shoveler Networks Inc. and Teal Telecom Ltd.\n\n"
+        "10.1 Term. This Agreement shall terminate on the later of (i) the third anniversary of the Effective "
+        "Date or (ii) the date on which Teal ceases to be a subsidiary of Shoveler.")
+    assert terms["Expiration Date"].value == NOT_STATED
+
+
+def test_term_defined_without_quotes_in_a_definitions_list():
+    _, terms = _terms(
+        "This Co-Branding Agreement is made as of February 2, 2004 between Pochard Jobs Inc. and Scaup Media LLC.\n\n"
+        "1. Definitions.\n\n1.7. Site shall mean the web pages Scaup hosts for Pochard.\n\n"
+        "1.8. Term shall mean the Effective Date through August 31, 2005 and any Renewal Term.")
+    assert terms["Expiration Date"].value == "2005-08-31"

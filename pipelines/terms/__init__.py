@@ -36,7 +36,7 @@ def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
         values.append(parties)
     dates = {v.field: v for v in read_dates(text, segments)}
     values += dates.values()
-    values += read_term(text, segments, _term_start(dates))
+    values += read_term(text, segments, _term_start(dates), _calendar_date(dates.get("Agreement Date")))
     law = read_governing_law(text, segments)
     if law is not None:
         values.append(law)
@@ -45,12 +45,17 @@ def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
 
 def _term_start(dates: dict[str, TermValue]) -> TermValue | None:
     """The date a term counts from when its clause names none: the effective date, else the
-    agreement date, whichever is a calendar date."""
-    for field in ("Effective Date", "Agreement Date"):
-        value = dates.get(field)
-        if value is not None and parse_iso_date(value.value) is not None:
-            return value
-    return None
+    agreement date, whichever is a calendar date.  An effective date the contract ties to an
+    undated event ("effective as of the date the Site becomes operational", "the Closing Date")
+    leaves the start open: the agreement date is not when such a term begins."""
+    effective = dates.get("Effective Date")
+    if effective is not None:
+        return _calendar_date(effective)
+    return _calendar_date(dates.get("Agreement Date"))
+
+
+def _calendar_date(value: TermValue | None) -> TermValue | None:
+    return value if value is not None and parse_iso_date(value.value) is not None else None
 
 
 def _contract_type(text: str) -> TermValue:

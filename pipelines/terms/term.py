@@ -37,6 +37,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
         r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
+        # a definitions list written without quotes: "1.20. Term shall mean the Effective Date through ..."
+        r"(?:^|\n)\s*(?:\d+(?:\.\d+)*\.?\s*)?(?-i:(?:Initial\s+)?Term)\s+(?:means|shall\s+mean)\b|"
         r"\(\s*(?:the\s+|such\s+period,?\s+)?[\"“](?:Initial\s+)?Term[\"”]\s*\)",  # "... expire on May 1, 2006 (the "Term")"
         re.IGNORECASE),
     re.compile(
@@ -47,13 +49,18 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE),
     re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b", re.IGNORECASE),
 )
-# "on the third anniversary of the Effective Date": a term of three years.
+# "on the third anniversary of the Effective Date": a term of three years.  Also "the fifth (5t h)
+# anniversary" as text layers split the ordinal, "the third anniversary date of this Agreement".
 _ANNIVERSARY_RE = re.compile(
     r"\b(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|fifteenth|twentieth|"
     r"\d{1,2}(?:st|nd|rd|th)|(?P<count>one|two|three|four|five|seven|ten|fifteen|twenty|\d{1,2})(?:\s*\(\d+\))?[\s-]+year)"
-    r"\s+(?:\(\d+(?:st|nd|rd|th)?\)\s+)?anniversary\s+of\s+(?:the\s+)?"
-    r"(?:Effective\s+Date|Commencement\s+Date|date\s+(?:hereof|of\s+this\s+agreement))",
+    r"\s+(?:\(\d+(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?\)\s+)?anniversary\s+(?:date\s+)?of\s+(?:the\s+)?"
+    r"(?:Effective\s+Date|Commencement\s+Date|date\s+(?:hereof|of\s+this\s+agreement)|this\s+agreement)",
     re.IGNORECASE)
+# An anniversary of the contract's own date ("the seventh anniversary of the date hereof"): it
+# counts from the agreement date even where the term commences on another day.
+_OWN_DATE_ANNIVERSARY_RE = re.compile(r"\bof\s+(?:the\s+)?(?:date\s+(?:hereof|of\s+this\s+agreement)|this\s+agreement)$",
+                                      re.IGNORECASE)
 _COUNT_YEARS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "ten": 10, "fifteen": 15,
                 "twenty": 20}
 _ORDINAL_YEARS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -66,7 +73,7 @@ _SURVIVAL_RE = re.compile(r"\b(?:following|after|survive)\s+(?:the\s+|any\s+)?(?
                           re.IGNORECASE)
 # A term counted from an event rather than a date: "three (3) years from the Launch Date", "after the First Commercial Sale".
 _FROM_EVENT_RE = re.compile(
-    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:from|after|following)\s+(?!(?:the\s+)?(?:Effective|Commencement)\s+Date|"
+    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:from|after|following|subsequent\s+to)\s+(?!(?:the\s+)?(?:Effective|Commencement)\s+Date|"
     r"(?:the\s+)?(?:initial\s+)?date\s+(?:hereof|of\s+(?:this|the\s+agreement|its|execution|signing|effective)|first)|"
     r"(?:the\s+)?(?:execution|signing)|such\s+date|"
     r"that\s+date|its\b|this\b)",
@@ -80,8 +87,9 @@ _LENGTH_BEFORE_RE = re.compile(
     r"(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$",
     re.IGNORECASE,
 )
+# "one (1) year subsequent to the Effective Date", "a three (3) year period commencing on the Effective Date".
 _LENGTH_AFTER_RE = re.compile(
-    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:(?:term\s+|period\s+)?(?:thereafter|therefrom)|(?:from|after|following|commencing\s+(?:on|with)|"
+    r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:term\s+|period\s+)?(?:(?:thereafter|therefrom)|(?:from|after|following|subsequent\s+to|commencing\s+(?:on|with)|"
     r"beginning\s+(?:on|with)|starting\s+(?:on|with))\s+(?:the\s+|such\s+)?(?:Effective|Commencement|date|execution|signing))",
     re.IGNORECASE,
 )
@@ -105,7 +113,13 @@ _END_CUE_RE = re.compile(
 _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
-_PERPETUAL_RE = re.compile(r"\b(?:perpetual(?:ly)?|perpetuity|indefinite(?:ly)?)\b", re.IGNORECASE)
+# "the later of (i) the third anniversary of the Effective Date or (ii) the date on which ...": a
+# length whose end also waits on an undated event, so the expiration cannot be computed.
+_LATER_OF_RE = re.compile(r"\blater\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$", re.IGNORECASE)
+# "perpetual and irrevocable", "an irrevocable, perpetual licence" describe a grant, not the term.
+_PERPETUAL_RE = re.compile(
+    r"(?<!irrevocable,\s)(?<!irrevocable\s)(?<!irrevocable\sand\s)"
+    r"\b(?:perpetual(?:ly)?|perpetuity|indefinite(?:ly)?)\b(?![,\s]+(?:and\s+)?irrevocabl)", re.IGNORECASE)
 # An open-ended term: "until terminated", "until a Party terminates", "until the termination of".
 _UNTIL_TERMINATED_RE = re.compile(
     r"\bunless\s+and\s+until\s+(?:terminated|either\s+party\s+(?:gives|terminates))|"
@@ -170,15 +184,17 @@ class _TermClause:
     start_date: DateMention | None
 
 
-def read_term(text: str, segments: list[Segment], start: TermValue | None) -> list[TermValue]:
+def read_term(text: str, segments: list[Segment], start: TermValue | None,
+              dated: TermValue | None = None) -> list[TermValue]:
     """Initial term, expiration, renewal term and renewal notice, each where the contract says.
 
     `start` is the date the term counts from when its clause names none: the effective date,
-    else the agreement date (read_terms has both)."""
+    else the agreement date (read_terms has both).  `dated` is the agreement date, which an
+    anniversary "of the date hereof" counts from."""
     found: list[TermValue] = []
     clause = _term_clause(text, segments)
     if clause is not None:
-        found += _term_values(text, clause, start)
+        found += _term_values(text, clause, start, dated)
     fixed_term = clause is not None and (clause.length is not None or clause.end_date is not None)
     renewal = _renewal_term(text, segments, fixed_term)
     if renewal is not None:
@@ -279,7 +295,8 @@ def _anniversary(text: str, start: int, end: int) -> Duration | None:
     return Duration(m.start(), m.end(), years, "years")
 
 
-def _term_values(text: str, clause: _TermClause, start: TermValue | None) -> list[TermValue]:
+def _term_values(text: str, clause: _TermClause, start: TermValue | None,
+                 dated: TermValue | None = None) -> list[TermValue]:
     term_quote = Quote(clause.start, clause.end, "term clause")
     written = " ".join(text[clause.start:clause.end].split())
     values = []
@@ -294,14 +311,14 @@ def _term_values(text: str, clause: _TermClause, start: TermValue | None) -> lis
                                 (term_quote, Quote(clause.end_date.start, clause.end_date.end, "end date")),
                                 {"text": clause.end_date.text}))
     elif clause.length is not None:
-        values.append(_computed_expiration(text, clause, clause.length, term_quote, start))
+        values.append(_computed_expiration(text, clause, clause.length, term_quote, start, dated))
     elif clause.open_ended:
         values.append(TermValue(EXPIRATION, clause.open_ended, 0.7, (term_quote,), {"text": written}))
     return values
 
 
 def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_quote: Quote,
-                         start: TermValue | None) -> TermValue:
+                         start: TermValue | None, dated: TermValue | None = None) -> TermValue:
     """Start + initial term, with the quotes and values it was computed from; "not stated" when
     the term runs from an event the document does not date ("three years after the Launch Date")."""
     term = iso_duration(length)
@@ -311,7 +328,13 @@ def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_
         counted_from = " ".join(after[event.end():event.end() + 80].split())
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,),
                          {"computed_from": {"start": None, "term": term}, "counted_from": counted_from})
-    start_iso, start_quote = _term_start(clause, start)
+    if _LATER_OF_RE.search(text, max(clause.start, length.start - CUE_CHARS), length.start):
+        return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,),
+                         {"computed_from": {"start": None, "term": term}, "later_of_event": True})
+    if dated is not None and _OWN_DATE_ANNIVERSARY_RE.search(text, length.start, length.end):
+        start_iso, start_quote = _term_start(None, dated)
+    else:
+        start_iso, start_quote = _term_start(clause, start)
     if start_iso is None:
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), {"computed_from": {"start": None, "term": term}})
     value = add_duration(start_iso, length.amount, length.unit)
@@ -319,9 +342,9 @@ def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_
                      {"computed_from": {"start": start_iso, "term": term}})
 
 
-def _term_start(clause: _TermClause, start: TermValue | None) -> tuple[str | None, Quote | None]:
+def _term_start(clause: _TermClause | None, start: TermValue | None) -> tuple[str | None, Quote | None]:
     """Where the term starts: its own commencement, else `start`."""
-    if clause.start_date is not None:
+    if clause is not None and clause.start_date is not None:
         return clause.start_date.iso, Quote(clause.start_date.start, clause.start_date.end, "start date")
     if start is None:
         return None, None
