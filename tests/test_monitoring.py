@@ -26,7 +26,7 @@ from wsgiref.util import setup_testing_defaults
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import REPO, base_env, run_cli, wait_until, free_port
+from conftest import REPO, base_env, free_port, run_cli, sqlite_url, wait_until
 from pipelines.dag import SPECS, STAGES, Queue, Stage
 from pipelines.datamodel import BatchStatus, DocumentStatus, IntakeState, RunState
 from pipelines.settings import Settings
@@ -305,7 +305,7 @@ def test_metrics_of_an_embedded_run_leave_the_broker_folder_alone(small_batch, e
     exposition, samples = scrape(url)
     scrape(url)
     assert_promtool_accepts(exposition)
-    database = f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+    database = sqlite_url(env)
     assert_documents_match(samples, "local", expected, database)
     # No audit runs, so no embedded worker does: zero, and nothing broadcast to the queues of
     # the workers that are gone.

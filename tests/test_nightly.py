@@ -20,7 +20,7 @@ import pytest
 from icalendar import Calendar
 from sqlalchemy import func, select
 
-from conftest import REPO, WorkerProcess, free_port, processes_using, run_cli, wait_until
+from conftest import REPO, WorkerProcess, free_port, processes_using, run_cli, sqlite_url, wait_until
 from pipelines.aggregate import DocumentAssessment, aggregate_document
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, DocumentResult, DocumentStatus, RunState
@@ -358,7 +358,7 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
     for name, contract in contracts.items():
         write_txt(contract, repo / name)
     as_of = "2026-12-20"
-    url = f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
+    url = sqlite_url(env)
 
     first = nightly(env, str(repo), "--out", str(tmp_path / "night-1"), "--as-of", as_of)
     assert "re-audited 6 of 6 documents; 0 unchanged" in first.stdout

@@ -183,10 +183,8 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
     head = [m for m in candidates if m.start < HEAD_CHARS and m.iso]
     if head:
         return head[0], "first-date"
-    for m in SELF_DATED_RE.finditer(text):
-        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
-        if dated and dated[0].start == m.end():
-            return dated[0], "dated-clause"
+    for _, dated in _self_dated(text):
+        return dated, "dated-clause"
     witness = _witness_date(text)
     if witness is not None:
         return witness, "witness-clause"
@@ -198,6 +196,16 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
 def _under_title(text: str, mention: DateMention) -> bool:
     """'AGENCY AGREEMENT\n\n      May 14, 2014': the date printed under the title."""
     return bool(TITLE_BEFORE_RE.search(text, max(0, mention.start - TITLE_CONTEXT_CHARS), mention.start))
+
+
+def _self_dated(text: str) -> list[tuple[int, DateMention]]:
+    """'This Agreement is dated April 29, 2010': where each such phrase starts, and its date."""
+    found = []
+    for m in SELF_DATED_RE.finditer(text):
+        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
+        if dated and dated[0].start == m.end():
+            found.append((m.start(), dated[0]))
+    return found
 
 
 def _witness_date(text: str) -> DateMention | None:
@@ -240,25 +248,19 @@ def _other_agreement_dates(text: str, chosen: DateMention, signed: list[DateMent
     witness = _witness_date(text)
     if witness is not None:
         found.append(Evidence(category, witness.start, witness.end, "agreement-date/witness-clause", witness.iso))
-    for m in SELF_DATED_RE.finditer(text):
-        dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
-        if dated and dated[0].start == m.end():
-            found.append(Evidence(category, dated[0].start, dated[0].end, "agreement-date/dated-clause", dated[0].iso))
-            found.append(Evidence(category, m.start(), dated[0].end, "agreement-date/dated-phrase", dated[0].iso))
+    for phrase_start, dated in _self_dated(text):
+        found.append(Evidence(category, dated.start, dated.end, "agreement-date/dated-clause", dated.iso))
+        found.append(Evidence(category, phrase_start, dated.end, "agreement-date/dated-phrase", dated.iso))
     for mention in signed:
         found.append(Evidence(category, mention.start, mention.end, "agreement-date/signature", mention.iso))
     return [e for e in found if (e.start, e.end) != (chosen.start, chosen.end)]
 
 
-def agreement_date(text: str, mentions: list[DateMention] | None = None,
-                   signed: list[DateMention] | None = None) -> list[Evidence]:
+def agreement_date(text: str, mentions: list[DateMention], signed: list[DateMention]) -> list[Evidence]:
     """The contract's own date (its kind says where it was read; a blank a template left is a
-    placeholder), then its other spellings and the other places the contract dates itself."""
+    placeholder), then its other spellings and the other places the contract dates itself.
+    `mentions` and `signed` as for agreement_date_mention."""
     category = "Agreement Date"
-    if mentions is None:
-        mentions = find_written_dates(text, 0, min(len(text), LATE_PREAMBLE_CHARS))
-    if signed is None:
-        signed = signature_dates(text)
     chosen = agreement_date_mention(text, mentions, signed)
     if chosen is None:
         yearless = _yearless_preamble_date(text)
@@ -361,8 +363,7 @@ def _refers_to_signing(evidence: list[Evidence], text: str) -> bool:
 
 
 def effective_date(text: str, segments: list[Segment], agreement: list[Evidence],
-                   mentions: list[DateMention] | None = None,
-                   signed: list[DateMention] | None = None) -> list[Evidence]:
+                   mentions: list[DateMention], signed: list[DateMention]) -> list[Evidence]:
     """Dates called effective, effective-date definitions, clauses and references, the last
     signature's date where the contract takes effect on signing, and the agreement date.
 
@@ -371,10 +372,6 @@ def effective_date(text: str, segments: list[Segment], agreement: list[Evidence]
     when the contract speaks of one somewhere, so how strongly it does is the evidence kind.
     """
     category = "Effective Date"
-    if mentions is None:
-        mentions = find_written_dates(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS))
-    if signed is None:
-        signed = signature_dates(text)
     found: list[Evidence] = []
     for mention in _effective_head(text, mentions):
         if called_effective(text, mention):

@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 
 from pipelines.datamodel import Segment
-from pipelines.rules.contract_dates import agreement_date_mention, called_effective, on_filing_legend
+from pipelines.rules.contract_dates import (
+    EFFECTIVE_HEAD_CHARS, LATE_PREAMBLE_CHARS, agreement_date_mention, called_effective, on_filing_legend,
+)
 from pipelines.rules.date_cues import blank_dates, is_full, signature_dates
 from pipelines.rules.dates import DateMention, find_written_dates
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
-LATE_PREAMBLE_CHARS = 12000  # the preamble is on the first page, or past a cover page or contents
-EFFECTIVE_HEAD_CHARS = 6000  # later dates called effective belong to other agreements
 
 # ""Effective Date" means ...", "The Effective Date of this Agreement shall be ...".
 _EFFECTIVE_DEFINITION_RE = re.compile(
