@@ -76,6 +76,7 @@ class PageText:
     source: TextSource = "text-layer"
     width: float = 0.0
     height: float = 0.0
+    unreadable_layer: bool = False  # a text layer was there but was mojibake, so the page goes to OCR
 
     @property
     def needs_ocr(self) -> bool:

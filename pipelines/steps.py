@@ -135,7 +135,16 @@ def extract(settings: Settings, doc: DocumentRef) -> list[int]:
     pages = extract_text_layer(doc.path, doc.kind or "pdf", ReadLimits.from_settings(settings))
     with session_scope(settings.effective_database_url) as session:
         repository.replace_pages(session, doc.id, pages)
+        if unreadable := [p.number for p in pages if p.unreadable_layer]:
+            repository.add_note(session, doc.id, unreadable_layer_note(unreadable))
     return [p.number for p in pages if p.needs_ocr]
+
+
+def unreadable_layer_note(pages: list[int]) -> str:
+    """Why a page with a text layer was OCRed, for the report: its fonts map to no letters."""
+    listed = ", ".join(map(str, pages[:10])) + (f" and {len(pages) - 10} more" if len(pages) > 10 else "")
+    return (f"page{'s' if len(pages) > 1 else ''} {listed}: the text layer is unreadable (fonts without a "
+            "Unicode map), so the page was read by OCR")
 
 
 def ocr_page(settings: Settings, doc: DocumentRef, page_number: int) -> None:

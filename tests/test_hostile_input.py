@@ -302,7 +302,7 @@ def test_a_font_without_tounicode_is_mojibake_and_the_page_is_ocred(files: dict[
     with open_pdf(files["no-tounicode.pdf"], Stage.EXTRACT) as pdf:
         assert is_mojibake(pdf[0].get_textpage().get_text_range())
     [page] = extract_text_layer(files["no-tounicode.pdf"], "pdf")
-    assert (page.text, page.needs_ocr) == ("", True)
+    assert (page.text, page.needs_ocr, page.unreadable_layer) == ("", True, True)
     read = ocr_page(files["no-tounicode.pdf"], 1, dpi=OCR_DPI)
     assert _share_found(_contract_start(), read.text) >= 0.95
     assert not is_mojibake("\uf0b7 The Licensee shall pay each invoice within thirty days.\r\n" * 20)
@@ -551,7 +551,8 @@ def test_a_batch_of_hostile_files_completes_and_the_report_says_how_each_was_rea
 
     folder = tmp_path / "in"
     folder.mkdir()
-    chosen = ("intact.pdf", "no-xref.pdf", "utf16-bom.txt", "aes-256-user-password.pdf", "aes-128-owner-only.pdf")
+    chosen = ("intact.pdf", "no-xref.pdf", "utf16-bom.txt", "aes-256-user-password.pdf", "aes-128-owner-only.pdf",
+              "no-tounicode.pdf")
     for name in chosen:
         (folder / name).symlink_to(files[name])
     env = {**embedded_env, "CLAUSEMILL_MODEL_ENABLED": "false"}
@@ -560,10 +561,12 @@ def test_a_batch_of_hostile_files_completes_and_the_report_says_how_each_was_rea
     documents = {d["filename"]: d for d in json.loads((tmp_path / "out" / "report.json").read_text())["documents"]}
     assert {name: d["status"] for name, d in documents.items()} == {
         "intact.pdf": "done", "no-xref.pdf": "done", "utf16-bom.txt": "done", "aes-128-owner-only.pdf": "done",
-        "aes-256-user-password.pdf": "failed"}
+        "aes-256-user-password.pdf": "failed", "no-tounicode.pdf": "done"}
     assert documents["intact.pdf"]["notes"] == []
     assert any("PDF repaired by qpdf" in n for n in documents["no-xref.pdf"]["notes"])
     assert any("UTF-16" in n for n in documents["utf16-bom.txt"]["notes"])
+    assert documents["no-tounicode.pdf"]["notes"] == [
+        "page 1: the text layer is unreadable (fonts without a Unicode map), so the page was read by OCR"]
     assert documents["aes-256-user-password.pdf"]["reason"] == "PDF is encrypted (password required)"
     html = (tmp_path / "out" / "report.html").read_text()
     assert "How it was read" in html and "PDF repaired by qpdf" in html

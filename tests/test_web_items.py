@@ -29,7 +29,7 @@ from reportlab.pdfgen.canvas import Canvas
 from conftest import AUDITED_BATCH, base_env, postgres_database, run_cli
 from pipelines.parsers.pdf import PdfParser
 from test_web_auth import Server, csrf_of, post_form, start_server
-from web.page_images import SCALE, page_png
+from web.page_images import SCALE, PageUnavailable, page_png
 
 USERS = {"ann": "reviewer", "ben": "reviewer", "cy": "reviewer", "dee": "reviewer", "eve": "reviewer",
          "fay": "reviewer", "gus": "reviewer", "ada": "admin"}
@@ -182,6 +182,27 @@ def test_a_box_from_the_text_layer_lands_on_its_word_in_the_image(tmp_path: Path
     expected = tuple(v * SCALE for v in word.box)
     assert all(abs(a - b) <= 4 for a, b in zip(ink, expected)), (ink, expected)
     assert ink[1] > plain.height * 0.8  # the word is at the bottom of the image, as on paper
+
+
+def test_a_page_over_the_pixel_cap_is_unavailable_with_the_reason(tmp_path: Path) -> None:
+    """The review app draws pages of untrusted files as OCR does, in a child process with the
+    parse limits, after the page-pixel check: a page too big to draw is refused with the cap
+    named, nothing is cached for it, and an ordinary page still draws."""
+    huge = tmp_path / "huge-page.pdf"
+    canvas = Canvas(str(huge), pagesize=(200 * 72, 200 * 72))  # 200 x 200 inches: 466 megapixels here
+    canvas.drawString(72, 72, "A very large page")
+    canvas.save()
+    digest = hashlib.sha256(huge.read_bytes()).hexdigest()
+    with pytest.raises(PageUnavailable, match="page 1 cannot be drawn: .*megapixel"):
+        page_png(tmp_path / "cache", huge, digest, 1, [])
+    assert not list(tmp_path.glob("cache/*.png"))
+
+    letter_page = tmp_path / "letter.pdf"
+    canvas = Canvas(str(letter_page), pagesize=letter)
+    canvas.drawString(72, 72, "An ordinary page")
+    canvas.save()
+    digest = hashlib.sha256(letter_page.read_bytes()).hexdigest()
+    assert page_png(tmp_path / "cache", letter_page, digest, 1, [], scale=1).startswith(b"\x89PNG")
 
 
 def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_path: Path) -> None:

@@ -7,12 +7,17 @@ re-audited or duplicated contract shares its images and nothing ever goes stale.
 are drawn on a copy at each request; they differ per item, the drawing is cheap and the
 rendering is not.
 
+The rendering is a parse of untrusted bytes like OCR's, so it runs the same way: in a child
+process with the parse memory limit and OCR's time limit (pipelines/parsers/sandbox.py), after
+the page-pixel check; a page that needs more is unavailable, and the app keeps serving.
+
 Boxes are (x0, top, x1, bottom) in PDF points from the top-left of the page as displayed
 (pipelines.datamodel.Box): the parser already flipped PDF's bottom-up y axis, so a point
 maps to the pixel `point × scale` on both axes.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import os
@@ -22,8 +27,11 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from pipelines.dag import Stage
 from pipelines.datamodel import Box, DocumentFailed
+from pipelines.parsers.limits import ReadLimits, current_limits
 from pipelines.parsers.pdf import POINTS_PER_INCH, PdfParser
+from pipelines.parsers.sandbox import parse_isolated
 
 SCALE = 1.5
 """Pixels per point: 108 dpi, a US Letter page 918 px wide, legible beside the item's text."""
@@ -37,9 +45,11 @@ class PageUnavailable(Exception):
     says which, for the reviewer."""
 
 
-def page_png(cache_dir: Path, pdf: Path, sha256: str, page: int, boxes: Sequence[Box], scale: float = SCALE) -> bytes:
+def page_png(cache_dir: Path, pdf: Path, sha256: str, page: int, boxes: Sequence[Box], scale: float = SCALE,
+             limits: ReadLimits | None = None) -> bytes:
     """Page `page` (1-based) of `pdf` as PNG bytes, each box highlighted and outlined."""
-    image = Image.open(io.BytesIO(_cached_page(cache_dir, pdf, sha256, page, scale))).convert("RGBA")
+    plain = _cached_page(cache_dir, pdf, sha256, page, scale, limits or current_limits())
+    image = Image.open(io.BytesIO(plain)).convert("RGBA")
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     for box in boxes:
@@ -57,7 +67,7 @@ def _pixels(box: Box, scale: float, pad: float = PAD_PT) -> tuple[float, float, 
     return (x0 - pad) * scale, (top - pad) * scale, (x1 + pad) * scale, (bottom + pad) * scale
 
 
-def _cached_page(cache_dir: Path, pdf: Path, sha256: str, page: int, scale: float) -> bytes:
+def _cached_page(cache_dir: Path, pdf: Path, sha256: str, page: int, scale: float, limits: ReadLimits) -> bytes:
     """The plain page as PNG, rendered once.  The file is checked against the sha256 the audit
     recorded before its first rendering, so a contract replaced on disk is never shown as the
     one that was audited.  Written to a temporary name and renamed: a reader never sees half."""
@@ -70,14 +80,21 @@ def _cached_page(cache_dir: Path, pdf: Path, sha256: str, page: int, scale: floa
         raise PageUnavailable(f"the contract file {pdf} cannot be read ({error.strerror})") from error
     if hashlib.sha256(data).hexdigest() != sha256:
         raise PageUnavailable(f"the contract file {pdf} changed since it was audited")
+    dpi = round(scale * POINTS_PER_INCH)
     try:
-        rendered = PdfParser().render(pdf, page, dpi=round(scale * POINTS_PER_INCH))
+        png = base64.b64decode(parse_isolated(Stage.OCR, lambda: _render_png(pdf, page, dpi, limits), limits,
+                                              f"to draw page {page}"))
     except DocumentFailed as error:
-        raise PageUnavailable(f"page {page} cannot be drawn: {error}") from error
-    out = io.BytesIO()
-    rendered.image.save(out, format="PNG")
+        raise PageUnavailable(f"page {page} cannot be drawn: {error.reason}") from error
     cache_dir.mkdir(parents=True, exist_ok=True)
     staging = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}")
-    staging.write_bytes(out.getvalue())
+    staging.write_bytes(png)
     staging.replace(cached)
-    return out.getvalue()
+    return png
+
+
+def _render_png(pdf: Path, page: int, dpi: int, limits: ReadLimits) -> str:
+    """In the child: the page as base64 PNG (the child's result travels as JSON)."""
+    out = io.BytesIO()
+    PdfParser().render(pdf, page, dpi=dpi, limits=limits).image.save(out, format="PNG")
+    return base64.b64encode(out.getvalue()).decode("ascii")

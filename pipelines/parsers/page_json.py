@@ -28,6 +28,7 @@ def page_to_json(page: PageText) -> dict[str, Any]:
         boxes.extend(word.box)
     return {
         "number": page.number, "text": page.text, "source": page.source, "width": page.width, "height": page.height,
+        "unreadable_layer": page.unreadable_layer,
         "spans": base64.b64encode(spans.tobytes()).decode("ascii"),
         "boxes": base64.b64encode(boxes.tobytes()).decode("ascii"),
     }
@@ -47,4 +48,5 @@ def page_from_json(value: dict[str, Any]) -> PageText:
     words = [Word(text[start:end], start, end, box)
              for start, end, box in zip(spans[0::2], spans[1::2], zip(corners, corners, corners, corners))]
     return PageText(number=int(value["number"]), text=text, words=words, source=source,
-                    width=float(value["width"]), height=float(value["height"]))
+                    width=float(value["width"]), height=float(value["height"]),
+                    unreadable_layer=value.get("unreadable_layer") is True)

@@ -278,7 +278,8 @@ def text_layer_page(pdf: pdfium.PdfDocument, index: int) -> PageText:
         textpage = page.get_textpage()
         raw = _raw_text(textpage)
         if is_mojibake(raw):
-            return PageText(number=index + 1, text="", source="text-layer", width=width, height=height)
+            return PageText(number=index + 1, text="", source="text-layer", width=width, height=height,
+                            unreadable_layer=True)
         raw = raw.translate(_CLEAN_CHARS)
         if not raw.strip():
             return PageText(number=index + 1, text="", source="text-layer", width=width, height=height)

@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 from sqlalchemy.orm import Session
 
+from pipelines.parsers.limits import ReadLimits
 from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
 from storage.database import session_scope
 from storage.schema import Document, utcnow
@@ -151,7 +152,7 @@ async def page_image(request: Request, item_id: ItemId, user: User) -> Response:
     settings = request.app.state.settings
     try:
         png = await run_in_threadpool(page_png, settings.data_dir / PAGE_CACHE, Path(path), sha256, view.page,
-                                      view.boxes)
+                                      view.boxes, limits=ReadLimits.from_settings(settings))
     except PageUnavailable as error:
         raise HTTPException(status_code=404, detail=str(error)) from error
     return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
