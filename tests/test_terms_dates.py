@@ -218,7 +218,8 @@ def test_renewal_option_is_not_automatic():
     assert renewal.value == "P2Y"
     assert renewal.detail["automatic"] is False
     assert renewal.detail["option"] is True
-    assert terms["Notice Period To Terminate Renewal"].value == "P6M"
+    # the notice that exercises an option is not a notice to stop a renewal (CUAD leaves it blank)
+    assert "Notice Period To Terminate Renewal" not in terms
 
 
 def test_nda_term_and_survival_are_reported():
@@ -382,3 +383,104 @@ def test_term_defined_without_quotes_in_a_definitions_list():
         "1. Definitions.\n\n1.7. Site shall mean the web pages Scaup hosts for Pochard.\n\n"
         "1.8. Term shall mean the Effective Date through August 31, 2005 and any Renewal Term.")
     assert terms["Expiration Date"].value == "2005-08-31"
+
+
+# --- Effective Date: when the agreement date stands in, and when it must not (issue 10) --------
+
+def test_effective_as_of_said_of_an_appointment_is_not_the_contracts_effective_date():
+    _, terms = _terms(
+        "SERVICING AGREEMENT\n\nThis Servicing Agreement is entered into as of May 4, 2021 between Egret Funding LLC "
+        "and Bittern Servicing Inc.\n\n1. Appointment. Egret appoints Bittern, and Bittern agrees to act, as the "
+        "Servicer effective upon the date hereof.")
+    assert terms["Agreement Date"].value == "2021-05-04"
+    assert "Effective Date" not in terms
+
+
+def test_effective_as_of_said_of_another_instrument_is_not_the_contracts_effective_date():
+    _, terms = _terms(
+        "TERMINATION AGREEMENT\n\nThis Termination Agreement is made as of June 2, 2015 between Heron Media Ltd "
+        "and Crane Web LLC.\n\nWHEREAS, the parties wish to terminate the Original Agreement effective as of the "
+        "date of this Termination Agreement.")
+    assert "Effective Date" not in terms
+
+
+def test_this_agreement_shall_be_effective_from_the_date_first_above_written():
+    _, terms = _terms(
+        "This Transport Agreement is made as of March 9, 2011 between Gannet Freight Ltd and Shag Logistics Inc.\n\n"
+        "2. Term. This Agreement shall be effective from the date first above written and shall continue until "
+        "terminated.")
+    assert terms["Effective Date"].value == "2011-03-09"
+
+
+def test_unquoted_definitions_of_the_effective_date():
+    _, terms = _terms(
+        "CONTENT LICENCE AGREEMENT dated 15 December 2012 between Plover News Ltd and Dotterel Data Ltd.\n\n"
+        "1. Definitions\n\nCONTENT means the news feeds listed in Schedule 1;\n\n"
+        "EFFECTIVE DATE means 18 May 2011;\n\nTERRITORY means Hong Kong.")
+    assert terms["Agreement Date"].value == "2012-12-15"
+    assert terms["Effective Date"].value == "2011-05-18"
+
+
+def test_quoted_definition_with_capital_means_or_a_dash():
+    _, means = _terms(
+        "This Amended Licensing Agreement is made on October 5, 2013 between Avocet Pharma Inc. and Stilt Bio Inc.\n\n"
+        "“Field” Means human therapeutic use;\n“Effective Date” Means August 1, 2010;")
+    assert means["Effective Date"].value == "2010-08-01"
+    _, dash = _terms(
+        "This Outsourcing Agreement is entered into on February 3rd, 2004 between Curlew Systems Ltd and Knot Assembly Ltd.\n\n"
+        '(xii) "QUARTER" - a calendar quarter.\n(xiii) "EFFECTIVE DATE" - February 3rd, 2004')
+    assert dash["Effective Date"].value == "2004-02-03"
+
+
+def test_commencement_date_meaning_the_date_of_this_agreement_is_the_agreement_date():
+    _, terms = _terms(
+        "THIS AGREEMENT IS MADE ON THE 19 DAY OF MAY, 2012 between Sanderling Boilers Ltd and Ruff Energy plc.\n\n"
+        "1. Definitions. Boiler means a boiler supplied by Sanderling; Commencement Date means the date of this "
+        "Agreement; Dispute means any dispute under this Agreement.")
+    assert terms["Effective Date"].value == "2012-05-19"
+
+
+def test_an_amendment_using_the_amended_agreements_effective_date_has_none_of_its_own():
+    _, terms = _terms(
+        "AMENDMENT NO. 1\n\nThis Amendment No. 1 (this “Amendment”) is entered into as of August 16, 2018 between "
+        "Tern Solar Inc. and Skua Homes Inc.\n\n1. Section 4 of the Agreement is replaced with the following: "
+        "“Term. This Agreement will become effective on the Effective Date and will continue until terminated.”")
+    assert terms["Agreement Date"].value == "2018-08-16"
+    assert "Effective Date" not in terms
+
+
+def test_a_defined_effective_date_without_a_date_of_its_own_is_the_agreement_date():
+    _, terms = _terms(
+        "This Co-Hosting Agreement is made on August 3, 2009 between Puffin Hosting Inc. and Guillemot Web LLC "
+        '(the agreement date, the "Effective Date").\n\n5. Reports. Beginning in the first month after the '
+        "Effective Date, Guillemot shall deliver monthly reports.")
+    assert terms["Effective Date"].value == "2009-08-03"
+
+
+def test_effective_date_defined_by_an_approval_is_not_stated():
+    _, terms = _terms(
+        "JOINT VENTURE CONTRACT\n\nThis Contract is signed on November 8, 2012 by Fulmar Group Ltd and Petrel Cells Inc.\n\n"
+        'Article 10 "Effective Date" means the effective date of this Contract, which shall be the date on which '
+        "this Contract has been approved by the Approval Authority.\n\nArticle 11 Each Party represents that, as of "
+        "the date hereof and as of the Effective Date, it is duly organized.")
+    assert terms["Agreement Date"].value == "2012-11-08"
+    assert terms["Effective Date"].value == NOT_STATED
+    assert "approved" in terms["Effective Date"].detail["reference"]
+
+
+def test_effective_date_as_the_later_signature_date():
+    _, terms = _terms(
+        "HOSTING AGREEMENT\n\nThis Hosting Agreement is entered into by Murre Apps Inc. and Auk Health LLC.\n\n"
+        "11.16 Effective Date. The Effective Date of this Agreement shall be the later of the dates shown by the "
+        "signatures below.",
+        "MURRE APPS INC.\nBy: /s/ Ann Lee\nDate: March 7, 2018\n\nAUK HEALTH LLC\nBy: /s/ Bo Chan\nDate: March 14, 2018")
+    assert terms["Effective Date"].value == "2018-03-14"
+
+
+def test_an_event_defined_effective_date_in_the_preamble_beats_a_later_instruments_date():
+    _, terms = _terms(
+        "STRATEGIC ALLIANCE AGREEMENT\n\nThis agreement (“Agreement”) is entered into as of the date on which the "
+        "Registration Statement is declared effective by the SEC (the “Effective Date”), by and among Razorbill "
+        "Life Co. and Eider Capital Corp.\n\nRECITALS\n\nA. The parties have entered into a Selling Agreement, "
+        "effective as of December 1, 2004, under which Eider sells Razorbill annuities.")
+    assert terms["Effective Date"].value == NOT_STATED

@@ -208,3 +208,45 @@ def test_a_closing_quote_after_the_full_stop_and_a_city_signing_without_its_stat
             'Corp. ("Wren").\n\nWHEREAS, the City needs water;\n\nIN WITNESS WHEREOF\n\nCITY OF FORT ELM\n\n'
             "By: ______\n\nWREN WATER CORP.\n\nBy: ______")
     assert _names(city) == ["City of Fort Elm, Texas", "Wren Water Corp."]
+
+
+def test_unquoted_hereinafter_short_names_and_party_letters():
+    text = ("CHAPTER 2 PARTIES TO THIS CONTRACT\n\n1. Orchid Valley Limited Liability Company (hereinafter referred to "
+            "as Party A), established under the laws of Ruritania.\n\n2. Pinecrest Labs, Inc. (hereinafter referred "
+            "to as Party B), established under the laws of the State of Delaware.\n\n3. Each Party warrants.")
+    assert [(p["name"], p["short_names"]) for p in _parties(text)[:2]] == [
+        ("Orchid Valley Limited Liability Company", ["Party A"]), ("Pinecrest Labs, Inc.", ["Party B"])]
+
+
+def test_a_party_left_to_its_role_or_a_template_field_is_its_own_party():
+    text = ('This Franchise Agreement between Maple Suites Franchise LLC ("we" or "Franchisor") and the Franchisee '
+            '("you" or "Franchisee") set forth in the Addendum is dated as of the Effective Date.\n\nINTRODUCTION\n\n'
+            'We operate a system (the "System").')
+    assert [(p["name"], p["kind"]) for p in _parties(text)] == [
+        ("Maple Suites Franchise LLC", "organisation"), ("Franchisee", "unnamed")]
+    form = ('This Schedule is attached to the Agreement executed by and between Harbor Bank, N.A. ("Harbor Bank") '
+            'and <<enter Company Name>> ("Supplier").')
+    assert [p["name"] for p in _parties(form)] == ["Harbor Bank, N.A.", "Supplier"]
+
+
+def test_parties_of_an_earlier_agreement_and_principals_are_not_parties():
+    text = ('This Amendment is made by and among Redwood AB, a Swedish corporation ("Redwood"), and Tallow Co., Ltd. '
+            '("Tallow"), as an amendment to that certain Agreement dated March 7, 2016 by and among Osprey Inc. '
+            '("Osprey") and Tallow.\n\nRECITALS')
+    assert [p["name"] for p in _parties(text)] == ["Redwood AB", "Tallow Co., Ltd."]
+    agent = ('This License Agreement is entered into by and between Comet Licensing, a division of Comet Group, Inc. '
+             '("Comet"), as Administrator for Comet Film Corporation ("Owner"), and Lyra Games, Inc. ("Licensee").')
+    assert [p["name"] for p in _parties(agent)] == ["Comet Licensing", "Lyra Games, Inc."]
+
+
+def test_names_keep_their_full_form_and_drop_appositions_and_labels():
+    text = ("THIS AGREEMENT is made on 1 May 2001.\n\nBETWEEN\n\n(1) NORTHERN NEWS INFORMATION SERVICE, the "
+            "organisation within the Northern Agency responsible for news, with offices at 5 Long Road (\"NNIS\"); "
+            "and\n\n(2) Party B: FELDMANN OLEO GmbH & Co. KG, a company of Hamburg (\"Feldmann\").")
+    assert [p["name"] for p in _parties(text)] == ["NORTHERN NEWS INFORMATION SERVICE", "FELDMANN OLEO GmbH & Co. KG"]
+
+
+def test_a_capitalised_and_inside_a_name_does_not_split_it():
+    text = ("This Content License Agreement is between THE LARK FILM AND ENTERTAINMENT CORPORATION, located at "
+            "1 Hill Road, and WAVECAP ENTERTAINMENT located at 2 Sea Road.\n\n1. GRANT")
+    assert [p["name"] for p in _parties(text)] == ["LARK FILM AND ENTERTAINMENT CORPORATION", "WAVECAP ENTERTAINMENT"]

@@ -25,10 +25,16 @@ from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
 
-# ""Effective Date" means ...", "The Effective Date of this Agreement shall be ...".
+# ""Effective Date" means ...", ""EFFECTIVE DATE" - January 21, 2002", "The Effective Date of
+# this Agreement shall be ...", and the unquoted entries of a definitions list: "(f) Effective
+# Date means May 3, 2006", "EFFECTIVE DATE means 18 May 2000", "Commencement Date means the date
+# of this Agreement".
+_EFFECTIVE_TERM = r"(?:Effective|EFFECTIVE|Commencement|COMMENCEMENT)\s+(?:Date|DATE)"
 _EFFECTIVE_DEFINITION_RE = re.compile(
-    r"[\"“”']\s*(?:Effective|Commencement)\s+Date\s*[\"“”']\s*(?:shall\s+mean|means|:|is|shall\s+be)\s+|"
-    r"(?:^|[.:]\s+)The\s+(?:Effective|Commencement)\s+Date\s+(?:of\s+this\s+\w+\s+)?(?:shall\s+(?:mean|be)|means|is)\s+",
+    rf"[\"“”']\s*{_EFFECTIVE_TERM}\s*[\"“”']\s*(?i:shall\s+mean|means|:|[-–—]|is|shall\s+be)\s+|"
+    rf"(?:^|[.:;]\s+|\(\w{{1,4}}\)\s*|\b\d+(?:\.\d+)*\.?\s+){_EFFECTIVE_TERM}\s+(?i:shall\s+mean|means)\s+|"
+    rf"(?:^|[.:]\s+)(?i:the)\s+{_EFFECTIVE_TERM}\s+"
+    r"(?i:(?:of\s+this\s+\w+(?:\s+\w+)?\s+)?(?:shall\s+(?:mean|be)|means|is))\s*:?\s+",
     re.MULTILINE,
 )
 # The preamble's "effective as of the date of the last signature" / "effective upon the Closing".
@@ -45,7 +51,8 @@ _MEANS_AGREEMENT_DATE_RE = re.compile(
 # A reference the signature blocks answer: "the date of the last signature", "the date of execution".
 _MEANS_SIGNING_RE = re.compile(r"\b(?:sign\w*|signature|execut\w*|below)\b", re.IGNORECASE)
 # What a reference must look like: "the date ...", "the Closing Date", "such time as ...".
-_REFERENCE_START_RE = re.compile(r"^(?:the|such|that)\s+(?:[\w-]+\s+){0,3}?(?:date|day|time|closing)\b", re.IGNORECASE)
+# "the later of the dates shown by the signatures below" too.
+_REFERENCE_START_RE = re.compile(r"^(?:the|such|that)\s+(?:[\w-]+\s+){0,3}?(?:dates?|days?|time|closing)\b", re.IGNORECASE)
 _REFERENCE_END_RE = re.compile(r"\s*(?:,|\band\b|\bby\s+and\b|\bbetween\b|\(|$)", re.IGNORECASE)
 # "This Agreement shall become effective on ...", "The Term shall commence on ...", "commencing on".
 _TAKES_EFFECT_RE = re.compile(
@@ -64,8 +71,15 @@ _FROM_ITS_OWN_DATE_RE = re.compile(
     r"date\s+(?:on\s+which|when|that)\s+(?:it|this\s+(?:agreement|contract))\s+is\s+(?:signed|executed))",
     re.IGNORECASE,
 )
-# Signs that the contract has an effective date of its own (CUAD then reads the agreement date as it).
-_SPEAKS_OF_EFFECTIVE_DATE_RE = re.compile(r"Effective\s+Date\b|\b(?i:made\s+(?:and\s+)?effective)\b")
+# Signs that the contract defines an effective date of its own (CUAD then reads the agreement date
+# as it): a defined term (""Effective Date"", "(Effective Date)"), a heading "Effective Date and
+# Term".  A mere use of "the Effective Date" does not count: an amendment's "effective on the
+# Effective Date" is the amended agreement's, which the amendment does not date.
+_DEFINES_EFFECTIVE_DATE_RE = re.compile(
+    r"[\"“”(]\s*(?:the\s+)?(?:Effective|EFFECTIVE)\s+(?:Date|DATE)\s*[\"“”),]|"
+    r"\b(?:Effective|EFFECTIVE)\s+(?:Date|DATE)\s+(?:and|AND|&)\s+(?:Term|TERM)\b")
+# The preamble's "made effective" / "made and effective": the contract takes effect when made.
+_MADE_EFFECTIVE_RE = re.compile(r"\bmade\s+(?:and\s+)?effective\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -122,20 +136,29 @@ def _effective_date(text: str, mentions: list[DateMention], agreement: _Found | 
     """A date called effective, an effective date by reference, or the agreement date when the
     contract speaks of an effective date without giving another."""
     called = _called_effective(text, mentions)
+    event = _defined_by_event(text)
     if called is not None:
-        return called
+        # A date called effective after the preamble tied the Effective Date to an event belongs to
+        # something else: "entered into as of the date on which the Registration Statement is
+        # declared effective (the "Effective Date") ... a Selling Agreement, effective as of December 1, 2002".
+        return event if event is not None and event.start < called.start else called
     referred = _effective_by_reference(text, agreement, signed)
     if referred is not None:
         return referred
-    event = _defined_by_event(text)
     if event is not None:
         return event
     commencement = _takes_effect(text, agreement)
     if commencement is not None:
         return commencement
-    if agreement is not None and _SPEAKS_OF_EFFECTIVE_DATE_RE.search(text):
+    if agreement is not None and _defines_its_effective_date(text):
         return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written)
     return None
+
+
+def _defines_its_effective_date(text: str) -> bool:
+    """Whether the contract gives itself an effective date, without a date of its own."""
+    return bool(_DEFINES_EFFECTIVE_DATE_RE.search(text) or _EFFECTIVE_DEFINITION_RE.search(text)
+                or _MADE_EFFECTIVE_RE.search(text, 0, EFFECTIVE_HEAD_CHARS))
 
 
 def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
@@ -219,11 +242,40 @@ def _effective_by_reference(text: str, agreement: _Found | None, signed: list[Da
         dated = find_written_dates(text, definition.end(), min(len(text), definition.end() + 40))
         if dated and dated[0].start - definition.end() < 12:
             return _from_mention(dated[0], "definition")
-        return _resolve_reference(text, definition.end(), agreement, signed)
-    reference = _EFFECTIVE_REFERENCE_RE.search(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS))
-    if reference is not None:
-        return _resolve_reference(text, reference.start("reference"), agreement, signed)
+        resolved = _resolve_reference(text, definition.end(), agreement, signed)
+        if resolved is None:
+            return _defined_as_event(text, definition)
+        return resolved
+    for reference in _EFFECTIVE_REFERENCE_RE.finditer(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS)):
+        if _said_of_the_contract(text, reference.start()):
+            return _resolve_reference(text, reference.start("reference"), agreement, signed)
     return None
+
+
+# What "effective as of ..." follows when the contract is what takes effect: a verb ("This
+# Agreement shall be effective", "executed and effective", "entered into effective"), the
+# contract's own name ("this Supply Agreement effective as of", "(the "Agreement") effective"), a
+# comma after the preamble's parties.  Not an appointment or another instrument: "as the
+# Servicer effective upon the date hereof", "terminate the Original Agreement effective as of".
+_PREDICATED_BEFORE_RE = re.compile(
+    r"(?i:\b(?:is|be|been|become|becomes|became|made|and|into|hereby)|"
+    r"\bthis\s+(?:[\w-]+\s+){0,2}(?:agreement|contract)|\bthe\s+(?:agreement|contract))\s*$|[\"“”),]\s*$")
+
+
+def _said_of_the_contract(text: str, effective_at: int) -> bool:
+    """Whether the "effective" at this offset says when the contract itself takes effect."""
+    return bool(_PREDICATED_BEFORE_RE.search(text, max(0, effective_at - 60), effective_at))
+
+
+def _defined_as_event(text: str, definition: re.Match[str]) -> _Found | None:
+    """'Not stated' for a definition that ties the effective date to an event ("means the
+    effective date of this Contract, which shall be the date on which it has been approved by
+    the Examination and Approval Authority"): the agreement date must not stand in for it."""
+    meaning = " ".join(text[definition.end():definition.end() + EVENT_CHARS].split()).split(". ")[0]
+    if not _EVENT_RE.search(meaning):
+        return None
+    phrase = " ".join(text[definition.start():definition.end()].split()) + " " + meaning
+    return _Found(NOT_STATED, definition.start(), definition.end(), "event", phrase, phrase)
 
 
 def _resolve_reference(text: str, start: int, agreement: _Found | None,

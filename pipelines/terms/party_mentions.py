@@ -18,8 +18,10 @@ from pipelines.terms.party_names import (
     ROLE_WORDS,
     clean_name,
     has_corporate_suffix,
+    is_corporate_suffix,
     is_organisation,
     jurisdiction_in,
+    name_key,
     trade_name_in,
 )
 
@@ -49,15 +51,25 @@ _INTRO_RE = re.compile(
     r"\b(?:by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
     r"made\s+by(?!\s+and\b)|executed\s+by|"
     r"(?:made|entered\s+into)\s+(?:as\s+of|on|this)\s+[^.()\"“]{3,60}?\bby(?!\s+and\b))\b\s*:?"
-    r"|^[ \t]*(?-i:PARTIES|Parties|PREAMBLE)[ \t]*:?[ \t]*$"  # a "PARTIES" or "PREAMBLE" heading over the list
+    # a "PARTIES", "Article 1 Parties to this Contract" or "PREAMBLE" heading over the list
+    r"|(?P<heading>^[ \t]*(?:(?-i:CHAPTER|Chapter|ARTICLE|Article)[ \t]+\w+[ \t.:]+)?(?-i:PARTIES|Parties|PREAMBLE)"
+    r"(?:[ \t]+(?-i:TO|to)[ \t]+(?-i:THIS|this|THE|the)[ \t]+[\w \t]{0,40}?)?[ \t]*:?[ \t]*$)"
     r"|(?-i:B\s?E\s?T\s?W\s?E\s?E\s?N)\s*:",  # "B E T W E E N:"
     re.IGNORECASE | re.MULTILINE,
 )
 _PREAMBLE_END_RE = re.compile(
     r"\b(?:WHEREAS|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|RECITALS?|BACKGROUND|PREAMBLE|NOW,?\s+THEREFORE|"
     r"IT\s+IS\s+(?:HEREBY\s+)?AGREED|Recitals|Whereas|Background|In\s+consideration|agree\s+as\s+follows)\b"
+    r"|(?m:^[ \t]*(?:INTRODUCTION|Introduction)[ \t]*:?[ \t]*$)"  # a heading over the body's first words
     r"|\.[\"”’]?\s+(?=[A-Z])"  # a candidate sentence end, checked by _ends_sentence
 )
+# The capacity a party acts in, naming whom it acts for: "as Administrator for", "as agent of".
+# The principal is named and defined, but the party is the one acting.
+_CAPACITY_RE = re.compile(
+    r"[\s,]*as\s+(?:(?:the|an?|its)\s+)?(?:[\w\-]+\s+){0,2}?(?:administrator|agent|trustee|nominee|manager|"
+    r"attorney-in-fact|custodian)\s+(?:for|of|to)\s+(?:and\s+on\s+behalf\s+of\s+)?(?=[A-Z])", re.IGNORECASE)
+# A reference to an earlier agreement, whose parties are named in passing.
+_OTHER_AGREEMENT_RE = re.compile(r"(?i)\b(?:that\s+certain|(?:as\s+)?an?\s+amendment\s+(?:to|of))\b")
 # Words a full stop after which does not end the sentence.
 _ABBREVIATIONS = {
     "inc", "ltd", "co", "corp", "no", "mr", "ms", "mrs", "dr", "st", "jr", "sr", "ave", "blvd", "rd",
@@ -76,11 +88,16 @@ _HEREINAFTER_RE = re.compile(
     r"[\"“”‘]\s*([^\"“”’\n]{1,60}?)\s*[\"“”’]",
     re.IGNORECASE,
 )
+# A short name given without quotes: "(hereinafter referred to as Party A)".
+_BARE_HEREINAFTER_RE = re.compile(
+    r"\(\s*(?:hereinafter|hereafter)\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
+    r"(?P<short>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s*\)", re.IGNORECASE)
 # A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and".
 _BARE_SHORT_RE = re.compile(r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$))")
-# Short names that are not a party: the agreement, dates, the parties collectively.
+# Short names that are not a party: the agreement, dates, the parties collectively ("Party A"
+# is one party).
 _NOT_A_PARTY_RE = re.compile(
-    r"(?i)\b(?:agreement|contract|amendment|addendum|date|part(?:y|ies)|term|territory|products?|services?|"
+    r"(?i)\b(?:agreement|contract|amendment|addendum|date|part(?:y(?!\s+[A-H]\b)|ies)|term|territory|products?|services?|"
     r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
     r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?)\b"
 )
@@ -102,9 +119,14 @@ _LIST_SEPARATOR_RE = re.compile(
 # the role described ("the Agent named on the signature page", "the franchisee identified").
 _UNNAMED_LIST_RE = re.compile(r"(?i)(?:^|[,;)]\s*|\s)and\s")
 _UNNAMED_RE = re.compile(
-    r"\s*(?:_{3,}|\[\s*[*●•_\s]*\]|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
+    r"\s*(?:_{3,}|\[\s*[*●•_\s]*\]|(?:<<|«)[^<>«»\n]{0,60}(?:>>|»)|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
     r"(?:named|identified|listed|set\s+forth|designated|indicated)\b)", re.IGNORECASE)
 _ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
+# A label before a listed party's name, naming its part: "Party A: Rise Co., Ltd.", "the
+# Covenanter: Beta Inc." (not a cover's "Source:" or "Attention:" line).
+_LIST_LABEL_RE = re.compile(
+    r"[\s,;]*(?:(?i:and)[ \t]+)?(?:(?i:the)[ \t]+)?(?:Party[ \t]+[A-H]|(?:[A-Z][\w\-]*[ \t]+)?[A-Z][\w\-]*(?:er|or|ee|ant|ent))"
+    r"[ \t]*:[ \t]*\n?[ \t]*(?=[A-Z\[])")
 _INDIVIDUAL_RE = re.compile(r"(?i)\ban\s+individual\b|\bresiding\b|\bresident\s+of\b|\bin\s+(?:his|her)\s")
 
 
@@ -120,7 +142,8 @@ def preamble_mentions(text: str) -> list[Mention]:
     best: list[Mention] = []
     best_score = 0
     for intro in list(_INTRO_RE.finditer(text, 0, min(len(text), HEAD_CHARS)))[:MAX_INTROS]:
-        mentions = _party_list(text, intro.end(), laid_out=intro.group().rstrip().endswith(":"))
+        laid_out = intro.group().rstrip().endswith(":") or intro.group("heading") is not None
+        mentions = _party_list(text, intro.end(), laid_out=laid_out)
         if sum(bool(m.short_names) for m in mentions) >= 2:
             return mentions
         score = sum(2 if m.short_names else 1 for m in mentions)
@@ -138,6 +161,7 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
     laid out under "BETWEEN:" holds addresses whose full stops end no sentence.
     """
     end = _preamble_end(text, start, sentences=not laid_out)
+    end = _before_other_agreement(text, start, end)
     definitions = _definitions(text, start, end)
     if not definitions:
         return _undefined_list(text, start, min(end, start + UNDEFINED_LIST_CHARS))
@@ -147,10 +171,13 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
         restart = [m.end() for m in _INTRO_RE.finditer(text, cursor, d_start)]
         cursor = restart[-1] if restart else cursor  # a cover page's "Between" before the preamble's
         mention = _mention_before(text, cursor, d_start)
-        if mention is None and mentions and _unnamed_party(text, mentions[-1].clause_end, d_start, shorts):
-            mention = Mention(_ARTICLE_RE.sub("", shorts[0]), d_start, d_end, "preamble", unnamed=True)
+        role = _role_short(shorts)
+        if mention is None and mentions and role and _unnamed_party(text, mentions[-1].clause_end, d_start, role):
+            mention = Mention(role, d_start, d_end, "preamble", unnamed=True)
         if mentions and set(shorts) <= set(mentions[-1].short_names):
             mentions[-1].clause_end = d_end  # the same party again: "... Toronto (the "Consultant")"
+        elif mentions and _CAPACITY_RE.match(text, mentions[-1].clause_end, d_start):
+            mentions[-1].clause_end = d_end  # "Fox, as Administrator for Beta Corp. ("Owner")"
         elif mention is not None:
             mention.short_names, mention.clause_end = shorts, d_end
             mentions.append(mention)
@@ -174,6 +201,18 @@ def _preamble_end(text: str, start: int, sentences: bool = True) -> int:
     return limit
 
 
+def _before_other_agreement(text: str, start: int, end: int) -> int:
+    """The list's end before a reference to another agreement ("as an amendment to that certain
+    Joint Venture Agreement dated ... by and among Autoliv ASP, Inc. ..."): that agreement's
+    parties are history, not parties to this one.  A reference before the first definition is
+    the list's own preamble ("to that certain Lease ... is made by"), so only a later one cuts."""
+    first = _QUOTED_RE.search(text, start, end)
+    if first is None:
+        return end
+    other = _OTHER_AGREEMENT_RE.search(text, first.end(), end)
+    return other.start() if other else end
+
+
 def _ends_sentence(text: str, start: int, dot: int) -> bool:
     """A full stop ends the sentence unless it closes an abbreviation or sits inside brackets."""
     word = _LAST_WORD_RE.search(text, max(start, dot - 12), dot)
@@ -191,14 +230,27 @@ def _definitions(text: str, start: int, end: int) -> list[tuple[int, int, list[s
         inner = text[p_start + 1:p_end - 1]
         shorts = _quoted_shorts(inner)
         if shorts is None:
-            bare = _BARE_SHORT_RE.match(text, p_start, min(len(text), p_end + 6))
-            shorts = [bare.group(1)] if bare and not is_organisation(bare.group(1)) else None
+            shorts = _unquoted_shorts(text, p_start, p_end)
         if shorts:
             found.append((p_start, p_end, shorts))
     for m in _HEREINAFTER_RE.finditer(text, start, end):
         if not any(s <= m.start() < e for s, e, _ in found) and not _NOT_A_PARTY_RE.search(m.group(1)):
             found.append((m.start(), m.end(), [m.group(1).strip(" ,.;")]))
     return sorted(found)
+
+
+def _unquoted_shorts(text: str, p_start: int, p_end: int) -> list[str] | None:
+    """A short name the drafter or the PDF left unquoted: "(hereinafter referred to as Party A)",
+    "Bioeq IP AG (Bioeq) and".  A bracketed suffix ("(LLC)") or organisation is part of a name,
+    though "(the Company)" is a role."""
+    hereinafter = _BARE_HEREINAFTER_RE.fullmatch(text, p_start, p_end)
+    if hereinafter and not _NOT_A_PARTY_RE.search(hereinafter.group("short")):
+        return [hereinafter.group("short").strip(" ,.;")]
+    bare = _BARE_SHORT_RE.match(text, p_start, min(len(text), p_end + 6))
+    if bare is None or is_organisation(bare.group(1)) or (
+            is_corporate_suffix(bare.group(1)) and bare.group(1).lower() not in ROLE_WORDS):
+        return None
+    return [bare.group(1)]
 
 
 def _top_level_parentheses(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -236,16 +288,25 @@ def _quoted_shorts(inner: str) -> list[str] | None:
     return shorts
 
 
-def _unnamed_party(text: str, previous_end: int, d_start: int, shorts: list[str]) -> bool:
+def _role_short(shorts: list[str]) -> str | None:
+    """The first short name that is a role ("you", "Franchisee" -> "Franchisee"), article dropped."""
+    roles = (_ARTICLE_RE.sub("", s) for s in shorts)
+    return next((r for r in roles if r.lower() in ROLE_WORDS), None)
+
+
+def _unnamed_party(text: str, previous_end: int, d_start: int, role: str) -> bool:
     """A party the contract leaves unnamed: "and the Agent named on the signature page (the
-    "Agent")", "and _______________ (the "Professional")".  The list goes on past the previous
-    party ("and"), and what names this one is a blank or a description, so it is shown by the
-    role it is defined by rather than merged into its neighbour."""
-    if not shorts or _ARTICLE_RE.sub("", shorts[0]).lower() not in ROLE_WORDS:
-        return False
+    "Agent")", "and _______________ (the "Professional")", "and the Franchisee ("you" or
+    "Franchisee")", "and <<Company Name>> ("Supplier")".  The list goes on past the previous
+    party ("and"), and what names this one is a blank, a template field, a description or the
+    role itself, so it is shown by the role it is defined by rather than merged into its
+    neighbour."""
     between = text[previous_end:d_start]
     listed = _UNNAMED_LIST_RE.search(between)
-    return listed is not None and bool(_UNNAMED_RE.match(between, listed.end()))
+    if listed is None:
+        return False
+    rest = between[listed.end():]
+    return bool(_UNNAMED_RE.match(rest)) or _ARTICLE_RE.sub("", rest.strip()).lower() == role.lower()
 
 
 def _mention_before(text: str, start: int, end: int, named_only: bool = False,
@@ -268,6 +329,8 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
         run = _CAPITALISED_RUN_RE.search(text, start, end)
         candidates += [run.start()] if run else []
     for candidate in candidates:
+        label = _LIST_LABEL_RE.match(text, candidate, end)
+        candidate = label.end() if label else candidate
         name = clean_name(text[candidate:end])
         if name is None:
             continue
@@ -285,16 +348,35 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
 
 
 def _undefined_list(text: str, start: int, end: int) -> list[Mention]:
-    """Parties named without short names ("between Acme Inc. and Beta LLC"): one per segment."""
-    mentions = []
-    bounds = [start] + [m.end() for m in _LIST_SEPARATOR_RE.finditer(text, start, end)] + [end]
-    for seg_start, seg_end in pairwise(bounds):
+    """Parties named without short names ("between Acme Inc. and Beta LLC"): one per segment.
+
+    A capitalised "AND" may join words of one name ("THE HENRY FILM AND ENTERTAINMENT
+    CORPORATION"), so a segment on one line of capitals that names no party is read again with
+    the next one.  A name needs a
+    suffix or "an individual", except beside a single suffixed party, where the first
+    organisation's name ("Pacificap Entertainment") is the other side.
+    """
+    separators = list(_LIST_SEPARATOR_RE.finditer(text, start, end))
+    bounds = [start] + [m.end() for m in separators] + [end]
+    joins = [m.group().strip() == "AND" and "\n" not in text[b:m.start()]
+             for b, m in zip(bounds, separators)] + [False]
+    mentions, maybes = [], []
+    seg_start = start
+    for i, (_, seg_end) in enumerate(pairwise(bounds)):
         mention = _mention_before(text, seg_start, seg_end)
-        if mention is None or not (has_corporate_suffix(mention.name) or mention.individual_hint):
-            continue
-        if not any(m.name == mention.name for m in mentions):
-            mentions.append(mention)
-    return mentions if any(has_corporate_suffix(m.name) for m in mentions) else []
+        named = mention is not None and (has_corporate_suffix(mention.name) or mention.individual_hint)
+        if not named and joins[i] and seg_end < end:
+            continue  # read on along the line: "FILM AND ENTERTAINMENT CORPORATION"
+        seg_start = seg_end
+        if mention is None or any(name_key(mention.name) <= name_key(m.name) for m in mentions + maybes):
+            continue  # the same name again, or its tail ("ENTERTAINMENT CORPORATION")
+        (mentions if named else maybes).append(mention)
+    if not any(has_corporate_suffix(m.name) for m in mentions):
+        return []
+    others = [m for m in maybes if is_organisation(m.name)]
+    if len(mentions) == 1 and others:
+        return sorted(mentions + others[:1], key=lambda m: m.start)
+    return mentions
 
 
 def _locate(text: str, start: int, end: int, name: str) -> tuple[int, int]:

@@ -16,7 +16,7 @@ from pipelines.rules.jurisdictions import SPELLINGS, normalise_jurisdiction
 # Corporate suffixes, in any case: the legal name ends with the last of a run of them
 # ("Co., Ltd.", "Pty Ltd", "S.A. de C.V.").
 _SUFFIX = (
-    r"(?:Inc|Incorporated|Corp|Corporation|Co|Company|Ltd|Limited|LLC|L\.L\.C|LLP|L\.L\.P|LP|L\.P|"
+    r"(?:Inc|Incorporated|Corp|Corporation|Co|Company|Limited\s+Liability\s+Company|Ltd|Limited|LLC|L\.L\.C|LLP|L\.L\.P|LP|L\.P|"
     r"PLC|P\.L\.C|GmbH|AG|KG|SA|S\.A|S/A|SAS|S\.A\.S|S\.p\.A|SpA|S\.R\.L|SRL|S\.à\s?r\.l|BV|B\.V|"
     r"NV|N\.V|N\.A|AB|A/S|ASA|Oy|Pte|Pty|K\.K|G\.I\.E|S\.L|de\s+C\.V|Sp\.?\s?z\s?o\.?o|LCC|MHC)"
 )
@@ -24,7 +24,7 @@ _SUFFIX_WORD_RE = re.compile(rf"(?i)^{_SUFFIX}\.?,?$")
 _KEPT_FULL_STOP_RE = re.compile(rf"(?i){_SUFFIX}\.$|\b[A-Z]\.$")
 # A run of suffixes ending the legal name, and where it ends.
 # A suffix may be bracketed: "CRO Consulting (Pty) Limited".
-_SUFFIX_RUN_RE = re.compile(rf"(?i)(?<![\w&])(?:(?:{_SUFFIX}\.?|\({_SUFFIX}\.?\))(?:,?\s+|(?=[\s,;)]|$)))+")
+_SUFFIX_RUN_RE = re.compile(rf"(?i)(?<![\w&])(?:(?:{_SUFFIX}\.?|\({_SUFFIX}\.?\))(?:,?\s+(?:&\s+(?={_SUFFIX}\b))?|(?=[\s,;)]|$)))+")
 # Words that make a name an organisation even without a suffix.
 _ORG_WORD_RE = re.compile(
     r"(?i)\b(?:bank|trust|fund|association|university|college|institute|foundation|group|holdings?|"
@@ -40,6 +40,7 @@ _ORG_WORD_RE = re.compile(
 _DESCRIPTION_RE = re.compile(
     r",?\s+(?:a|an)\s+(?=[A-Za-z])"  # ", a Delaware corporation", " an individual"
     r"|,\s+(?-i:(?=(?:[A-Z][\w.\-]*\s+){1,4}(?:corporation|company|limited|partnership|bank|entity)\b))"
+    r"|,\s+the\s+(?-i:(?=[a-z]))"  # ", the organisation within ...", ", the sole general partner"
     r"|,?\s+(?:with|having|whose|located|organi[sz]ed|incorporated|formed|existing|doing\s+business|"
     r"acting|residing|on\s+behalf|which|its|through|together\s+with|represented|in\s+(?:his|her|its)\s|"
     r"individual(?:ly)?|an?\s+individual|and\s+its\s+(?:subsidiaries|affiliates)|and/or|c/o|care\s+of|"
@@ -179,7 +180,7 @@ def is_name(name: str) -> bool:
         return False  # "Inc. and Beta Inc.", "OF REGULATION S-K": a name's tail or a sentence's
     if words[-1] in _US_STATE_CODES and name.endswith(f", {words[-1]}"):
         return False  # "Carson City, NV", though "NV" is a Dutch suffix too
-    if (_CITY_STATE_RE.search(name) and not has_corporate_suffix(name)) or _is_place(name) or (
+    if (_CITY_STATE_RE.search(name) and not has_corporate_suffix(name)) or _is_place(name.split(" in ")[0]) or (
             "," in name and not has_corporate_suffix(name) and _names_a_place(name.rsplit(",", 1)[1])):
         return False  # what is left of an address: "Carson City, NV", "Germany"
     if all(_SUFFIX_WORD_RE.match(w) or w.lower() in _NAME_CONNECTORS or w.lower().strip(",.;:") in ROLE_WORDS
@@ -222,6 +223,11 @@ def has_corporate_suffix(name: str) -> bool:
     """Whether a word after the first is a corporate suffix (a first word is part of the name:
     "Company Store LLC")."""
     return any(_SUFFIX_WORD_RE.match(w) for w in name.split()[1:])
+
+
+def is_corporate_suffix(word: str) -> bool:
+    """Whether `word` is a corporate suffix alone ("LLC", "Ltd."): a name's form, not a name."""
+    return bool(_SUFFIX_WORD_RE.match(word.strip()))
 
 
 def is_organisation(name: str) -> bool:

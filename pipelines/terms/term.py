@@ -10,9 +10,9 @@ the term clause and the start date as quotes, and `computed_from`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pipelines.datamodel import Segment
+from pipelines.datamodel import PAGE_SEPARATOR, Segment
 from pipelines.rules.dates import DateMention, Duration, add_duration, find_durations, find_written_dates
 from pipelines.rules.renewal import BEFORE_END_RE, NOT_RENEWAL_RE
 from pipelines.rules.spans import sentence_around
@@ -42,12 +42,15 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"\(\s*(?:the\s+|such\s+period,?\s+)?[\"“](?:Initial\s+)?Term[\"”]\s*\)",  # "... expire on May 1, 2006 (the "Term")"
         re.IGNORECASE),
     re.compile(
-        r"\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract|joint\s+venture|arrangement|engagement)\b"
+        r"(?:\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract|joint\s+venture|arrangement|engagement)|"
+        # an employment contract's term: "Your employment shall commence ... and shall continue until ..."
+        r"\b(?:your|his|her|the\s+\w+['’]s)\s+(?:employment|appointment))\b"
         r"(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
         r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
         r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect))\b",
         re.IGNORECASE),
-    re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b", re.IGNORECASE),
+    re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b"
+               r"(?!\s+(?:responsible|liable|bound|obligated|subject)\b)", re.IGNORECASE),
 )
 # "on the third anniversary of the Effective Date": a term of three years.  Also "the fifth (5t h)
 # anniversary" as text layers split the ordinal, "the third anniversary date of this Agreement".
@@ -67,6 +70,8 @@ _ORDINAL_YEARS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, 
                   "eighth": 8, "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}
 # The end of a sentence: a full stop before a capital, a clause number or "(b)".
 _PARAGRAPH_END_RE = re.compile(r"\n\s*\n|\n\s*(?:\d+(?:\.\d+)+|\([a-z]\))\s")
+# A segment that ends a sentence: closing punctuation, maybe inside quotes or brackets.
+_CLOSED_RE = re.compile(r"[.;:!?][\"'”’)\]]*\s*$")
 _SENTENCE_END_RE = re.compile(r"(?<![A-Z])\.\s+(?=[A-Z]|\(?[a-z0-9]{1,3}[.)]\s|\d+(?:\.\d+)+\s)")
 # Obligations that outlive the contract: "following termination", "shall survive the expiration".
 _SURVIVAL_RE = re.compile(r"\b(?:following|after|survive)\s+(?:the\s+|any\s+)?(?:termination|expiration|expiry)\b",
@@ -136,12 +141,14 @@ _UNTIL_TERMINATED_RE = re.compile(
 _RENEWAL_RE = re.compile(
     r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
     r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
-    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:an?\s+)?(?:additional|further|successive|"
+    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:up\s+to\s+)?(?:an?\s+)?(?:additional|further|successive|"
     r"subsequent|like|one|two|three|four|five|\d)|\b(?-i:evergreen)\b|\bthereafter\b[^.;]{0,60}\buntil\s+terminated|\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
     r"\bauto-renew|\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
     # "extended automatically", "renewed tacitly every year", "automatic annual renewals", "a renewable one-year term"
     r"\b(?:renew|extend|prolong)(?:ed|s)?\s+(?:\w+\s+){0,2}?(?:automatically|tacitly)\b|"
-    r"\bautomatic\s+(?:\w+\s+)?(?:renewals?|extensions?)\b|\btacit(?:ly)?\s+renew|\brenewable\s+(?:\w+[\s-]+){0,2}?(?:term|period)",
+    r"\bautomatic\s+(?:\w+\s+){0,3}?(?:renewals?|extensions?)\b|\btacit(?:ly)?\s+renew|\brenewable\s+(?:\w+[\s-]+){0,2}?(?:term|period)|"
+    # "shall continue from year to year thereafter", "Thereafter, this Agreement shall be effective month to month"
+    r"\b(?:continue|remain|effective|renew\w*|extend\w*)\b[^.;]{0,80}?\b(?:year[\s-]+to[\s-]+year|month[\s-]+to[\s-]+month)\b",
     re.IGNORECASE,
 )
 _AUTOMATIC_RE = re.compile(
@@ -158,18 +165,61 @@ _NOTICE_RE = re.compile(r"\bnoti(?:ce|f(?:y|ies|ied|ying|ication))\b|\b(?:reques
 # "each subsequent one-year term", "month-to-month".
 _WORDED_LENGTH_RE = re.compile(
     r"\b(?:(?P<year>annual(?:ly)?|every\s+year|each\s+year|year[\s-]to[\s-]year)|(?P<month>month[\s-]to[\s-]month|monthly)|"
-    r"(?P<amount>one|two|three|four|five|ten|\d{1,2})-(?P<unit>year|month))\b",
+    r"(?P<amount>one|two|three|four|five|ten|\d{1,2})-(?P<unit>year|month)|"
+    r"\ban?\s+(?:additional|further|subsequent|successive)\s+(?P<single>year|month)(?![\s-]*(?:\(|s\b)))\b",
     re.IGNORECASE)
 _SMALL_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 # "thirty (30) days' prior written notice".
 _NOTICE_AFTER_RE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
+# "written notice to the other Party of at least 3 months": the notice named before its length.
+_NOTICE_OF_RE = re.compile(r"\bnotice\b[^.;]{0,40}?\bof\s+(?:at\s+least|not\s+less\s+than|no\s+less\s+than)\s*$",
+                           re.IGNORECASE)
+# A cure period measured from a notice: "fails to cure ... within thirty (30) days of written notice".
+_CURE_BEFORE_RE = re.compile(r"\b(?:within|cure[sd]?|remed(?:y|ied|ies))\b[^.;]{0,30}$", re.IGNORECASE)
+_TERMINATES_RE = re.compile(r"\b(?:terminat\w*|cancel\w*)\b", re.IGNORECASE)
+# A sentence about the time after the term: "Following the Initial Term", "at any time thereafter".
+_AFTER_TERM_RE = re.compile(
+    r"\b(?:following|after|upon\s+(?:the\s+)?expir\w+\s+of)\s+(?:the\s+)?(?:initial|original|first|primary)\s+term\b|"
+    r"\bthereafter\b|\bduring\s+(?:any|the|each)\s+(?:renewal|extension|extended)\s+(?:term|period)", re.IGNORECASE)
 # "thirty (30) days' prior written notice" with nothing between: a notice, never a renewal length.
 _NOTICE_RIGHT_AFTER_RE = re.compile(r"^['’]?\s*(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
+# A sentence about the contract's renewal or the end of its term: "renew", "the expiration of this
+# Agreement", "the end of the then-current term", not "the expiration of such cure period" or
+# "the non-extendable due date".
 _RENEWAL_CONTEXT_RE = re.compile(
-    r"\b(?:renew\w*|non-?renew\w*|extend\w*|expiration|expiry|end\s+of\s+(?:the\s+)?(?:then[\s-]+)?(?:current|initial|"
-    r"renewal)?\s*(?:term|period)|automatic(?:ally)?\s+continue)\b",
+    r"\b(?:renew\w*|non-?renew\w*|(?<!non-)extend\w*|(?:expiration|expiry)(?:\s+date)?\s+of\s+"
+    r"(?:the\s+|this\s+|any\s+|each\s+|such\s+)?(?:then[\s-]+)?(?:current\s+|initial\s+|original\s+|renewal\s+|applicable\s+)?"
+    r"(?:term|agreement|contract)|(?:expiration|expiry)\s+of\s+(?:the\s+|any\s+|each\s+|such\s+)?(?:then[\s-]+)?"
+    r"(?:current|initial|original|renewal|extension)\s+period|(?:expiration|expiry)\s+date\b|"
+    r"end\s+of\s+(?:the\s+|any\s+|each\s+)?(?:then[\s-]+)?(?:current|initial|renewal|original)?\s*(?:term|period|contract\s+year)|"
+    r"automatic(?:ally)?\s+continue)\b",
     re.IGNORECASE,
 )
+# A sentence that opens a new article ("8. TERMINATION 8.1 ..."): it does not carry on the one before.
+_ARTICLE_HEADING_RE = re.compile(r"\W*(?:(?:Section|Article)\s+)?\d+\.?\s+[A-Z][A-Z&,;\s]{3,}\b(?=\s)")
+# An insurance policy's renewal ("thirty days' notice of any cancellation or non-renewal of the
+# policy"), not the contract's.
+_INSURANCE_RE = re.compile(r"\binsur(?:ance|er|ers|ed)\b|\bpolic(?:y|ies)\b|\bcoverages?\b", re.IGNORECASE)
+# A notice that exercises an option to renew ("may exercise each such renewal option by giving
+# written notice", "wishes to extend the Term ... shall provide notice"): CUAD's notice period
+# is the one that stops a renewal, so an election to renew has none.
+_RENEWAL_BY_ELECTION_RE = re.compile(
+    r"\b(?:option|elect\w*|wish(?:es)?|desires?|choice|chooses?|intends?|intention)\s+(?:\w+\s+){0,3}?to\s+(?:renew|extend)\b|"
+    r"\bexercis\w+\s+(?:\w+\s+){0,4}?(?:renewal|extension)\s+(?:option|right)|\b(?:renewal|extension)\s+option\b|"
+    r"\bexercis\w+\s+(?:this|such|the|its|said|each\s+such)\s+option\b|\bof\s+(?:its|his|her|their|your)\s+election\b|"
+    r"\bextending\s+party\b|\bmay\s+(?:\w+\s+){0,2}?(?:renew|extend)\b|\bmay\s+be\s+(?:renewed|extended)\b",
+    re.IGNORECASE)
+# What stops a renewal: "unless either party gives notice", "notice of its intention not to renew".
+_STOPS_RENEWAL_RE = re.compile(
+    r"\bunless\b|\bnot\s+(?:to\s+|be\s+)?(?:renew|extend)|\bnon-?renew|\bterminat\w*|\bcancel\w*|"
+    r"\bnot\s+wish|\bdoes\s+not\s+(?:want|desire)", re.IGNORECASE)
+# "sixty (60) days prior to the effective date of such termination": notice of a termination the
+# party chooses, not of the end of the term.
+_BEFORE_TERMINATION_RE = re.compile(
+    r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|before|in\s+advance\s+of)\s+(?:the\s+|any\s+|such\s+)?"
+    r"(?:(?:effective|desired|intended|proposed)\s+)?(?:date\s+of\s+(?:such\s+|the\s+)?termination|termination\b|"
+    r"(?:effective|desired|intended|proposed)\s+date)",
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -192,6 +242,7 @@ def read_term(text: str, segments: list[Segment], start: TermValue | None,
     else the agreement date (read_terms has both).  `dated` is the agreement date, which an
     anniversary "of the date hereof" counts from."""
     found: list[TermValue] = []
+    segments = rejoin_broken_sentences(text, segments)
     clause = _term_clause(text, segments)
     if clause is not None:
         found += _term_values(text, clause, start, dated)
@@ -202,9 +253,36 @@ def read_term(text: str, segments: list[Segment], start: TermValue | None,
     notice = _renewal_notice(text, segments, BEFORE_END_RE)
     if notice is None and renewal is not None:
         notice = _renewal_notice(text, segments, _NOTICE_AFTER_RE)
+    if notice is None:
+        notice = _notice_ending_open_term(text, segments, _open_spans(clause, renewal))
     if notice is not None:
         found.append(notice)
     return found
+
+
+def rejoin_broken_sentences(text: str, segments: list[Segment]) -> list[Segment]:
+    """Segments with each sentence the text layer broke in two made whole again.
+
+    A segment that stops without closing punctuation, followed by one that opens in lower
+    case ("... extended automatically for a period of 12" / "months, each such extension
+    ..."), is one sentence: read apart, the renewal loses its length and the notice its
+    context."""
+    joined: list[Segment] = []
+    for segment in segments:
+        previous = joined[-1] if joined else None
+        if previous is not None and _continues(text, previous, segment):
+            joined[-1] = replace(previous, text=text[previous.start:segment.end], end=segment.end, box=None)
+        else:
+            joined.append(segment)
+    return joined
+
+
+def _continues(text: str, previous: Segment, segment: Segment) -> bool:
+    """Whether `segment` carries on the sentence `previous` left open, across a line or a page
+    break with nothing but white space (or the page separator) between them."""
+    between = text[previous.end:segment.start].replace(PAGE_SEPARATOR, "")
+    return (not between.strip() and not _CLOSED_RE.search(previous.text)
+            and segment.text.lstrip()[:1].islower())
 
 
 def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
@@ -396,6 +474,8 @@ def _worded_duration(m: re.Match[str]) -> Duration:
         return Duration(m.start(), m.end(), 1, "years")
     if m.group("month"):
         return Duration(m.start(), m.end(), 1, "months")
+    if m.group("single"):
+        return Duration(m.start(), m.end(), 1, m.group("single").lower() + "s")
     amount = m.group("amount").lower()
     number = _SMALL_NUMBERS.get(amount) or int(amount)
     return Duration(m.start(), m.end(), number, m.group("unit").lower() + "s")
@@ -407,12 +487,63 @@ def _renewal_notice(text: str, segments: list[Segment], follows: re.Pattern[str]
     for previous, segment in zip([None, *segments], segments):
         # The renewal may be the sentence before: "... renewed for ten years. Six months' notice must be given ..."
         about_renewal = _RENEWAL_CONTEXT_RE.search(segment.text) or (
-            previous is not None and segment.start - previous.end <= 2 and _RENEWAL_CONTEXT_RE.search(previous.text))
-        if not (_NOTICE_RE.search(segment.text) and about_renewal):
+            previous is not None and segment.start - previous.end <= 2 and not _ARTICLE_HEADING_RE.match(segment.text)
+            and _RENEWAL_CONTEXT_RE.search(previous.text))
+        if not (_NOTICE_RE.search(segment.text) and about_renewal) or _INSURANCE_RE.search(segment.text) or \
+                _elects_renewal(segment.text):
             continue
         for duration in find_durations(text, segment.start, segment.end):
-            if follows.search(text[duration.end:min(segment.end, duration.end + 80)]):
+            after = text[duration.end:min(segment.end, duration.end + 80)]
+            if follows.search(after) and not _BEFORE_TERMINATION_RE.search(after):
                 start, end = sentence_around(text, segment, duration.start, duration.end)
                 return TermValue(NOTICE, iso_duration(duration), 0.7, (Quote(start, end, "notice clause"),),
                                  {"text": text[duration.start:duration.end]})
     return None
+
+
+def _elects_renewal(sentence: str) -> bool:
+    """Whether the notice in `sentence` exercises an option to renew rather than stopping one."""
+    return bool(_RENEWAL_BY_ELECTION_RE.search(sentence)) and not _STOPS_RENEWAL_RE.search(sentence)
+
+
+def _open_spans(clause: _TermClause | None, renewal: TermValue | None) -> list[tuple[int, int]]:
+    """The sentences that leave the contract running until a party ends it: an open-ended term
+    clause ("shall remain in effect until terminated by either Party upon thirty (30) days'
+    notice") and the renewal clause."""
+    spans = []
+    if clause is not None and clause.open_ended and clause.length is None and clause.end_date is None:
+        spans.append((clause.start, clause.end))
+    if renewal is not None:
+        spans += [(q.start, q.end) for q in renewal.evidence]
+    return spans
+
+
+def _notice_ending_open_term(text: str, segments: list[Segment], spans: list[tuple[int, int]]) -> TermValue | None:
+    """The notice that ends a contract which runs on until terminated, as CUAD reads it: the
+    duration before "notice" (or after "notice ... of at least") in the open-ended sentence or
+    the sentence after it ("... shall continue indefinitely.  AIG may terminate this Agreement
+    upon thirty (30) days' prior written notice"), never a cure period ("within 30 days of notice")."""
+    for start, end in spans:
+        if _elects_renewal(text[start:end]):
+            continue
+        reach = _next_sentence_end(segments, end)
+        for duration in find_durations(text, start, reach):
+            before = text[max(start, duration.start - CUE_CHARS):duration.start]
+            after = text[duration.end:min(reach, duration.end + 80)]
+            if _CURE_BEFORE_RE.search(before) or _TAIL_RE.search(after):
+                continue
+            if _NOTICE_AFTER_RE.search(after) or _NOTICE_OF_RE.search(before):
+                sentence_start = start if duration.start < end else end
+                return TermValue(NOTICE, iso_duration(duration), 0.6, (Quote(sentence_start, reach, "notice clause"),),
+                                 {"text": text[duration.start:duration.end], "ends_open_term": True})
+    return None
+
+
+def _next_sentence_end(segments: list[Segment], end: int) -> int:
+    """Where the sentence after the one ending at `end` ends, when that one ends the contract
+    after its term ("Following the Initial Term, either Party may terminate ..."); else `end`.
+    A termination right for convenience at any time is not a notice that stops the term."""
+    following = next((s for s in segments if s.start >= end - 1), None)
+    if following is None or not (_TERMINATES_RE.search(following.text) and _AFTER_TERM_RE.search(following.text)):
+        return end
+    return following.end

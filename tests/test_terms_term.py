@@ -1,0 +1,126 @@
+"""Term, renewal and renewal-notice values on synthetic contract text (no CUAD needed)."""
+from __future__ import annotations
+
+from pipelines.datamodel import PageText, document_text
+from pipelines.stages.segment import segment_document
+from pipelines.terms import TermValue, read_terms
+
+NOTICE = "Notice Period To Terminate Renewal"
+PREAMBLE = "This Supply Agreement is dated March 1, 2020 between Alder Freight Ltd and Birchwood Mills plc.\n\n"
+
+
+def _terms(*pages: str) -> tuple[str, dict[str, TermValue]]:
+    page_texts = [PageText(number=i + 1, text=t, source="plain") for i, t in enumerate(pages)]
+    text, _ = document_text(page_texts)
+    return text, read_terms(text, segment_document(page_texts))
+
+
+def test_renewal_sentence_broken_across_pages_keeps_its_length():
+    _, terms = _terms(
+        PREAMBLE + "9. TERM\n\n9.1 This Contract shall come into force on the Effective Date, remain effective\n"
+        "throughout the Initial Term, and be further extended automatically for a period of 12",
+        "months, each such extension commencing at the end of the Initial Term, unless either Party\n"
+        "serves written notice of termination at least 65 days prior to the end of the Initial Term.")
+    assert terms["Renewal Term"].value == "P12M"
+    assert terms[NOTICE].value == "P65D"
+
+
+def test_renewal_from_year_to_year():
+    _, terms = _terms(
+        PREAMBLE + "This Agreement shall continue in effect for a period of one year from the date of its "
+        "execution and from year to year thereafter provided such continuance is approved by the Board.")
+    assert terms["Renewal Term"].value == "P1Y"
+
+
+def test_renewal_month_to_month_after_a_primary_term():
+    _, terms = _terms(
+        PREAMBLE + "This Agreement shall continue for a primary term of ten years. Thereafter, this Agreement "
+        "shall be effective month to month, until terminated by either party.")
+    assert terms["Renewal Term"].value == "P1M"
+
+
+def test_renewal_for_an_additional_month_without_a_number():
+    _, terms = _terms(
+        PREAMBLE + "This Agreement is for a term of 12 months from the Effective Date. Without notification "
+        "the contract will automatically extend for an additional month of service.")
+    assert terms["Renewal Term"].value == "P1M"
+
+
+def test_automatic_extensions_named_after_their_length():
+    _, terms = _terms(
+        PREAMBLE + "VI. TERM\n\nA. The Term will be 3 years from Effective Date with an automatic 2 year term "
+        "extensions unless otherwise advised by one of the Parties.")
+    assert terms["Renewal Term"].value == "P2Y"
+
+
+def test_extension_for_up_to_a_length():
+    _, terms = _terms(
+        PREAMBLE + "2. Term of Agreement. The initial term of this Agreement shall be for a period of four (4) "
+        "years, which term may be extended for up to three (3) years by written agreement of both Parties.")
+    assert terms["Renewal Term"].value == "P3Y"
+
+
+def test_notice_that_exercises_a_renewal_option_is_not_a_notice_to_stop_renewal():
+    _, terms = _terms(
+        PREAMBLE + "1. Term. The initial term of this Agreement is three (3) years. Buyer shall have the option "
+        "to renew this Agreement for two additional one (1) year terms. Buyer may exercise each such renewal "
+        "option by giving written notice to Seller not later than six (6) months prior to the expiration of "
+        "the current Term.")
+    assert terms["Renewal Term"].value == "P1Y"
+    assert NOTICE not in terms
+
+
+def test_notice_not_to_renew_still_counts():
+    _, terms = _terms(
+        PREAMBLE + "1. Term. The initial term of this Agreement is three (3) years and it shall automatically "
+        "renew for successive one (1) year terms unless either party gives notice of its election not to "
+        "renew at least ninety (90) days prior to the expiration of the then-current term.")
+    assert terms[NOTICE].value == "P90D"
+
+
+def test_insurance_policy_non_renewal_is_not_the_contracts():
+    _, terms = _terms(
+        PREAMBLE + "Each policy will require at least thirty (30) days prior written notice to the other party "
+        "before any cancellation, non-renewal or material modification of the policy.")
+    assert NOTICE not in terms
+
+
+def test_notice_before_a_chosen_termination_date_is_not_renewal_notice():
+    _, terms = _terms(
+        PREAMBLE + "Either party may terminate this Agreement for convenience after the first Contract Year by "
+        "providing written notice at least sixty (60) days prior to the effective date of such termination, "
+        "and either party may extend the cooperation by agreement.")
+    assert NOTICE not in terms
+
+
+def test_expiry_of_a_cure_period_is_not_the_term_ending():
+    _, terms = _terms(
+        PREAMBLE + "Either party may terminate this Agreement after thirty (30) days written notice in the event "
+        "the other is in breach, unless the breach is cured before the expiration of such period of time.")
+    assert NOTICE not in terms
+
+
+def test_open_ended_term_gives_the_notice_that_ends_it():
+    _, terms = _terms(
+        PREAMBLE + "8. Term. The term of this Agreement shall commence on the Effective Date and shall remain in "
+        "effect until terminated by either Party upon thirty (30) days' prior written notice.")
+    assert terms["Expiration Date"].value == "until terminated"
+    assert terms[NOTICE].value == "P30D"
+    assert terms[NOTICE].detail["ends_open_term"] is True
+
+
+def test_notice_after_the_initial_term_in_the_next_sentence():
+    _, terms = _terms(
+        PREAMBLE + "The Initial Term is one (1) year and this Agreement shall automatically be renewed for "
+        "successive 1-year terms. Following the Initial Term, either Party may terminate this Agreement "
+        "without cause upon written notice to the other Party of at least 3 months.")
+    assert terms["Renewal Term"].value == "P1Y"
+    assert terms[NOTICE].value == "P3M"
+
+
+def test_employment_until_notice_is_an_open_ended_term():
+    _, terms = _terms(
+        "SERVICE AGREEMENT dated 26 September 2019 between Fennel Labs Ltd and Jane Roe.\n\n"
+        "1.2 Your employment shall commence on 26 September 2019 and shall continue unless and until either "
+        "party gives notice to the other in accordance with paragraph 11 below.")
+    assert terms["Expiration Date"].value == "until terminated"
