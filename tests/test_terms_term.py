@@ -1,18 +1,10 @@
 """Term, renewal and renewal-notice values on synthetic contract text (no CUAD needed)."""
 from __future__ import annotations
 
-from pipelines.datamodel import PageText, document_text
-from pipelines.stages.segment import segment_document
-from pipelines.terms import TermValue, read_terms
+from test_terms_dates import _terms
 
 NOTICE = "Notice Period To Terminate Renewal"
 PREAMBLE = "This Supply Agreement is dated March 1, 2020 between Alder Freight Ltd and Birchwood Mills plc.\n\n"
-
-
-def _terms(*pages: str) -> tuple[str, dict[str, TermValue]]:
-    page_texts = [PageText(number=i + 1, text=t, source="plain") for i, t in enumerate(pages)]
-    text, _ = document_text(page_texts)
-    return text, read_terms(text, segment_document(page_texts))
 
 
 def test_renewal_sentence_broken_across_pages_keeps_its_length():

@@ -352,9 +352,8 @@ def _undefined_list(text: str, start: int, end: int) -> list[Mention]:
 
     A capitalised "AND" may join words of one name ("THE HENRY FILM AND ENTERTAINMENT
     CORPORATION"), so a segment on one line of capitals that names no party is read again with
-    the next one.  A name needs a
-    suffix or "an individual", except beside a single suffixed party, where the first
-    organisation's name ("Pacificap Entertainment") is the other side.
+    the next one.  A name needs a suffix or "an individual", except beside a single suffixed
+    party, where the first organisation's name ("Pacificap Entertainment") is the other side.
     """
     separators = list(_LIST_SEPARATOR_RE.finditer(text, start, end))
     bounds = [start] + [m.end() for m in separators] + [end]

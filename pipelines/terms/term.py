@@ -242,7 +242,7 @@ def read_term(text: str, segments: list[Segment], start: TermValue | None,
     else the agreement date (read_terms has both).  `dated` is the agreement date, which an
     anniversary "of the date hereof" counts from."""
     found: list[TermValue] = []
-    segments = rejoin_broken_sentences(text, segments)
+    segments = _rejoin_broken_sentences(text, segments)
     clause = _term_clause(text, segments)
     if clause is not None:
         found += _term_values(text, clause, start, dated)
@@ -260,7 +260,7 @@ def read_term(text: str, segments: list[Segment], start: TermValue | None,
     return found
 
 
-def rejoin_broken_sentences(text: str, segments: list[Segment]) -> list[Segment]:
+def _rejoin_broken_sentences(text: str, segments: list[Segment]) -> list[Segment]:
     """Segments with each sentence the text layer broke in two made whole again.
 
     A segment that stops without closing punctuation, followed by one that opens in lower
