@@ -16,6 +16,9 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 _engines: dict[tuple[str, bool], Engine] = {}
+_session_factories: dict[Engine, sessionmaker[Session]] = {}
+"""One sessionmaker per engine: building one defines a Session subclass and its event
+dispatch, which cost more than the small transactions of a task's bookkeeping."""
 _lock = threading.Lock()
 _migrated: set[str] = set()
 """URLs this process has brought to the current schema; kept across a fork, since the
@@ -71,6 +74,7 @@ def _engine(url: str, write: bool) -> Engine:
             else:
                 engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
             _engines[key] = engine
+            _session_factories[engine] = sessionmaker(bind=engine, expire_on_commit=False)
         return engine
 
 
@@ -80,6 +84,7 @@ def dispose_engines() -> None:
         for engine in _engines.values():
             engine.dispose(close=False)
         _engines.clear()
+        _session_factories.clear()
 
 
 @contextmanager
@@ -88,6 +93,5 @@ def session_scope(url: str, write: bool = True) -> Iterator[Session]:
 
     `write=False` promises the block only reads (on SQLite it then never takes the write lock).
     """
-    factory = sessionmaker(bind=get_engine(url, write), expire_on_commit=False)
-    with factory() as session, session.begin():
+    with _session_factories[get_engine(url, write)]() as session, session.begin():
         yield session

@@ -33,6 +33,7 @@ from workers.recovery import sweep
 FAST_RECOVERY = {
     **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "20" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
     "CLAUSEMILL_RECOVERY_MARGIN_S": "5", "CLAUSEMILL_RECOVERY_INTERVAL_S": "2", "CLAUSEMILL_MODEL_ENABLED": "false",
+    "CLAUSEMILL_PARSE_TIME_MARGIN_S": "2",  # a parse gets 18 s: a page's OCR on two busy slow cores takes over 10
 }
 
 

@@ -17,11 +17,13 @@ import httpx
 import pytest
 from fastapi.routing import iter_route_contexts
 
-from conftest import REPO, base_env, free_port, postgres_database, run_cli, wait_until
+from conftest import REPO, base_env, free_port, postgres_database, run_cli, sqlite_url, wait_until
 from test_web_queue import ITEMS, seed
 from pipelines.settings import Settings
+from storage.database import session_scope
 from web.app import create_app
 from web.auth import PUBLIC_PATHS
+from web.users import create_user
 
 MAX_FAILURES = 3
 USERS = {"alice": "admin", "bob": "reviewer", "carol": "reviewer", "dave": "reviewer"}
@@ -70,11 +72,11 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 def start_server(stack: ExitStack, folder: Path, env: dict[str, str], users: dict[str, str]) -> Server:
     """`clausemill serve` on `env`'s data, stopped when `stack` closes, once `users` (name ->
-    role, password pw-NAME) are added through the CLI."""
-    database_url = env.get("CLAUSEMILL_DATABASE_URL") or f"sqlite:///{Path(env['CLAUSEMILL_DATA_DIR']) / 'clausemill.sqlite'}"
-    for name, role in users.items():
-        added = run_cli(["users", "add", name, "--role", role], env, timeout=60, input=f"pw-{name}\n")
-        assert added.returncode == 0, added.stderr
+    role, password pw-NAME) are added (in this process: the CLI's own test adds them with it)."""
+    database_url = env.get("CLAUSEMILL_DATABASE_URL") or sqlite_url(env)
+    with session_scope(database_url) as session:
+        for name, role in users.items():
+            create_user(session, name, role, f"pw-{name}")
     port = free_port()
     log = folder / "serve.log"
     with open(log, "wb") as out:

@@ -26,7 +26,7 @@ from PIL import Image
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen.canvas import Canvas
 
-from conftest import AUDITED_BATCH, base_env, postgres_database, run_cli
+from conftest import AUDITED_BATCH, base_env, copy_database, postgres_database, run_cli, sqlite_url
 from pipelines.parsers.pdf import PdfParser
 from test_web_auth import Server, csrf_of, post_form, start_server
 from web.page_images import SCALE, PageUnavailable, page_png
@@ -38,18 +38,18 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> Iterator[Server]:
-    """The samples audited by embedded workers into this database, then served: on SQLite a
-    copy of the session's audit (conftest), on PostgreSQL an audit of its own."""
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The session's audit of the samples (conftest), served from this database: on SQLite a
+    copy of its data folder, on PostgreSQL its rows copied in."""
     folder = tmp_path_factory.mktemp(f"items-{request.param}")
     env = base_env(folder / "data")
+    audited = request.getfixturevalue("audited_samples") / "data"
     with ExitStack() as stack:
         if request.param == "postgresql":
             env["CLAUSEMILL_DATABASE_URL"] = stack.enter_context(postgres_database())
-            audited = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", BATCH], env)
-            assert audited.returncode == 0, audited.stdout + audited.stderr
+            copy_database(sqlite_url(base_env(audited)), env["CLAUSEMILL_DATABASE_URL"])
         else:
-            shutil.copytree(request.getfixturevalue("audited_samples") / "data", folder / "data")
+            shutil.copytree(audited, folder / "data")
         yield start_server(stack, folder, env, USERS)
 
 

@@ -67,7 +67,7 @@ OUTAGES = (SQLAlchemyError, BrokerError, OSError)
 PORTFOLIO_EVERY_S = 300.0
 """The rolling report is rewritten at once when no file is in flight, and at most this often
 while files keep coming: it covers every contract so far, so each rewrite costs more.  Measured
-on the 1,000 small contracts of the burst test: 6.1 s of CPU a rewrite (3.4 s of it the
+on 1,000 small contracts dropped at once: 6.1 s of CPU a rewrite (3.4 s of it the
 workbook); rewritten after each of its 20 batches it would have cost about a minute of CPU, a
 fifth of what the pipeline spent on the burst."""
 
