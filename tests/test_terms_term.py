@@ -116,3 +116,29 @@ def test_employment_until_notice_is_an_open_ended_term():
         "1.2 Your employment shall commence on 26 September 2019 and shall continue unless and until either "
         "party gives notice to the other in accordance with paragraph 11 below.")
     assert terms["Expiration Date"].value == "until terminated"
+
+
+def test_a_term_of_this_agreement_broken_across_lines_keeps_its_length():
+    _, terms = _terms(PREAMBLE + "6. Effective Date and Term\n\n6.1 The term of this\n"
+                      "Agreement is five (5) years unless the early termination in accordance with this Agreement.")
+    assert terms["Initial Term"].value == "P5Y"
+    assert terms["Expiration Date"].value == "2025-03-01"
+
+
+def test_the_term_of_validity_of_this_agreement():
+    _, terms = _terms(PREAMBLE + "21. Validation and Term\n\nUnless this Agreement is early terminated, the term of "
+                      "the validity of this Agreement shall be one year from the date hereof.")
+    assert terms["Initial Term"].value == "P1Y"
+
+
+def test_a_duration_heading_and_a_term_up_to_and_including_a_date():
+    _, terms = _terms(PREAMBLE + "3. Duration\n\n3.1. This Agreement shall commence on 1 January 1998. The initial term "
+                      "of the Services, unless terminated as set out herein, shall continue up\nto and including "
+                      "28 February 2000 (\"the Initial Term\").\n\n4. Fees\n\nThe fees are due monthly.")
+    assert terms["Expiration Date"].value == "2000-02-28"
+
+
+def test_in_force_for_so_long_as_a_condition_holds_is_open_ended():
+    _, terms = _terms(PREAMBLE + "12. This Agreement shall become effective as of the Effective Date and shall continue "
+                      "to be in full force and effect for so long as both parties remain shareholders of the Company.")
+    assert terms["Expiration Date"].value == "until terminated"

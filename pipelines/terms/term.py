@@ -32,8 +32,8 @@ HEADING_ONLY_CHARS = 60
 _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"(?:^|\n)\s*(?:(?:Section|Article)\s+)?(?:\d+(?:\.\d+)*\.?\s*)?(?:\(?[a-z]\)\s*)?"
-        r"(?:(?:Initial\s+)?Term(?:\s+of\s+(?:the\s+|this\s+)?Agreement)?|TERM)(?:\s*(?:;|and|AND|&)\s*\w+)?\s*[.:\n]|"
-        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+this\s+"
+        r"(?:(?:Initial\s+)?Term(?:\s+of\s+(?:the\s+|this\s+)?Agreement)?|TERM|Duration|DURATION)(?:\s*(?:;|and|AND|&)\s*\w+)?\s*[.:\n]|"
+        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+(?:(?:the\s+)?validity\s+of\s+)?this\s+"
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
         r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
@@ -110,7 +110,7 @@ _TAIL_BEFORE_RE = re.compile(
     re.IGNORECASE)
 _END_CUE_RE = re.compile(
     r"\b(?:expire[sd]?|expiring|expiration|terminate[sd]?|terminating|ends?|ending|conclude[sd]?|concluding|until|"
-    r"through|to|thru)\s+"
+    r"through|to|thru|up\s+to\s+and\s+including)\s+"
     r"(?:on\s+|as\s+of\s+|at\s+)?(?:the\s+)?$|"
     r"\b(?:earlier|later)\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$",
     re.IGNORECASE,
@@ -134,7 +134,9 @@ _UNTIL_TERMINATED_RE = re.compile(
     r"\b(?:end|expire|terminate)s?\s+(?:only\s+)?(?:when|upon|if)\s+(?:it\s+is\s+)?terminated\b|"
     # "shall continue in force until the earlier of (i) ... and (ii) the delivery of notice of termination"
     r"\bcontinue\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?\s+until\s+the\s+(?:earlier|first)\b"
-    r"[^.]{0,400}?\bnotice\s+of\s+termination\b",
+    r"[^.]{0,400}?\bnotice\s+of\s+termination\b|"
+    # "shall continue to be in full force and effect for so long as the Parties each remain a Shareholder"
+    r"\b(?:continue|remain)\s+(?:\w+\s+){0,8}?for\s+so\s+long\s+as\b",
     re.IGNORECASE,
 )
 # How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
@@ -338,7 +340,8 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
                        _START_CUE_RE.search(text, max(start, m.start - 30), m.start)), None)
     length = None
     for duration in find_durations(text, start, end):
-        before = text[max(start, duration.start - CUE_CHARS):duration.start]
+        # one space for each run of white space: a text layer's line break inside "term of this\nAgreement is"
+        before = re.sub(r"\s+", " ", text[max(start, duration.start - CUE_CHARS):duration.start])
         after = text[duration.end:min(end, duration.end + 80)]
         if _TAIL_RE.search(after) or _TAIL_BEFORE_RE.search(text, max(start, duration.start - 2 * CUE_CHARS),
                                                                duration.start):
