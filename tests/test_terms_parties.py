@@ -250,3 +250,36 @@ def test_a_capitalised_and_inside_a_name_does_not_split_it():
     text = ("This Content License Agreement is between THE LARK FILM AND ENTERTAINMENT CORPORATION, located at "
             "1 Hill Road, and WAVECAP ENTERTAINMENT located at 2 Sea Road.\n\n1. GRANT")
     assert [p["name"] for p in _parties(text)] == ["LARK FILM AND ENTERTAINMENT CORPORATION", "WAVECAP ENTERTAINMENT"]
+
+
+def test_companies_defined_together_are_one_party_with_each_company_a_member():
+    text = ('SERVICES AGREEMENT\n\nThis Agreement is made by and between Harrow Fund Management LLC ("Harrow"), '
+            "and Kestrel Life Insurance Company, and Kestrel Securities, Inc., a registered broker dealer "
+            '(collectively referred to as "Servicing Agent").\n\nWHEREAS, Harrow manages funds;')
+    harrow, agent = _parties(text)
+    assert harrow["name"] == "Harrow Fund Management LLC"
+    assert agent["name"] == "Kestrel Life Insurance Company and Kestrel Securities, Inc."
+    assert (agent["kind"], agent["members"], agent["short_names"]) == (
+        "group", ["Kestrel Life Insurance Company", "Kestrel Securities, Inc."], ["Servicing Agent"])
+
+
+def test_a_name_of_initials_and_an_ampersand_is_a_name():
+    text = ('THIS DISTRIBUTOR AGREEMENT is made by and between B & C Warehouse Corporation LLC, a Florida '
+            'limited liability company ("Company"), and Lumen Coffee Ltd. ("Distributor").\n\nNow, Therefore,')
+    assert [p["name"] for p in _parties(text)] == ["B & C Warehouse Corporation LLC", "Lumen Coffee Ltd."]
+
+
+def test_a_short_name_set_in_a_column_before_the_name_is_the_short_name():
+    text = ("DATED 13 October 2005\n\nDCL DAIRY CREST LIMITED (Company no 2085882) whose registered office "
+            "is at 1 High Street, Esher\n\nSEV SEV GROUP LIMITED (company no 4463640) whose registered "
+            "office is at Unit 95, Stanley\n\nIT IS AGREED as follows:")
+    assert [(p["name"], p["short_names"]) for p in _parties(text)] == [
+        ("DAIRY CREST LIMITED", ["DCL"]), ("SEV GROUP LIMITED", ["SEV"])]
+
+
+def test_a_country_defined_in_a_party_description_is_not_a_party():
+    text = ("JOINT VENTURE CONTRACT\n\nThe parties to this contract are:\n\n1. Baoding Works Co., Ltd. "
+            "(hereinafter referred to as Party A), established in China.\n\n2. Valence Cells, Inc., "
+            "(hereinafter referred to as Party B), existing under the laws of the State of Delaware in the "
+            'United States of America ("USA").\n\n3. Each of the Parties hereby represents')
+    assert [p["name"] for p in _parties(text)] == ["Baoding Works Co., Ltd.", "Valence Cells, Inc."]

@@ -104,7 +104,8 @@ def _merge_spellings(mentions: list[Mention]) -> list[Mention]:
 
 def _names_same_party(defined: Mention, signed: Mention) -> bool:
     """A signature block names a party by its legal name or by its short name ("ACME")."""
-    if same_party(defined.name, signed.name) or same_party(_without_place(defined.name), signed.name):
+    names = [defined.name, _without_place(defined.name), *defined.members]
+    if any(same_party(name, signed.name) for name in names):
         return True
     signed_key = name_key(signed.name)
     return any(name_key(short) == signed_key for short in defined.short_names)
@@ -131,7 +132,7 @@ def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
     if mention.unnamed:  # a blank in a form: shown by its role, and said to be unnamed
         return {"name": legal, "trade_name": None, "short_names": list(mention.short_names), "role": role,
                 "jurisdiction": None, "kind": "unnamed"}
-    return {
+    value = {
         "name": legal,
         "trade_name": trade,
         "short_names": list(mention.short_names),
@@ -139,6 +140,9 @@ def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
         "jurisdiction": mention.jurisdiction,
         "kind": "individual" if individual else "organisation",
     }
+    if mention.members:  # one side made of several companies, each bound
+        value["kind"], value["members"] = "group", list(mention.members)
+    return value
 
 
 # "d/b/a", "doing business as", "trading as": a trade name follows the legal name.

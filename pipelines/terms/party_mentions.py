@@ -45,6 +45,7 @@ class Mention:
     jurisdiction: str | None = None
     individual_hint: bool = False
     unnamed: bool = False  # a blank or described party, shown by its role
+    members: list[str] = field(default_factory=list)  # the companies a joint party is made of
 
 
 _INTRO_RE = re.compile(
@@ -100,9 +101,14 @@ _NOT_A_PARTY_RE = re.compile(
     r"(?i)\b(?:agreement|contract|amendment|addendum|date|part(?:y(?!\s+[A-H]\b)|ies)|term|territory|products?|services?|"
     r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
     r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?)\b"
+    r"|^(?-i:U\.?S\.?(?:A\.?)?|PRC|U\.?K\.?|E\.?U\.?)$"  # a country: 'United States of America ("USA")'
 )
 # Inside a definition, what introduces a combined short name ("and together with Seller, "Arizona"").
 _COMBINED_RE = re.compile(r"(?i)\b(?:together|collectively|jointly|each|both|individually)\b")
+# A definition naming several parties together: "(collectively "WYZZ")", "(each and both of them".
+_JOINT_DEFINITION_RE = re.compile(r"(?i)\(\s*(?:collectively|together|jointly|each\s+and\s+both)\b")
+# Between the items of a jointly defined run: "WYZZ, Inc. and WYZZ Licensee, Inc.".
+_JOINT_SEPARATOR_RE = re.compile(r",?\s+and\s+|,\s+|\n\s*\n\s*", re.IGNORECASE)
 # Where one party of a list ends and the next begins (U+037E, the Greek question mark, is the
 # semicolon some PDFs hold).
 _STRONG_SEPARATOR_RE = re.compile(
@@ -119,7 +125,7 @@ _LIST_SEPARATOR_RE = re.compile(
 # the role described ("the Agent named on the signature page", "the franchisee identified").
 _UNNAMED_LIST_RE = re.compile(r"(?i)(?:^|[,;)]\s*|\s)and\s")
 _UNNAMED_RE = re.compile(
-    r"\s*(?:_{3,}|\[\s*[*●•_\s]*\]|(?:<<|«)[^<>«»\n]{0,60}(?:>>|»)|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
+    r"\s*(?:_{3,}|X{4,}|\[\s*[*●•_\s]*\]|(?:<<|«)[^<>«»\n]{0,60}(?:>>|»)|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
     r"(?:named|identified|listed|set\s+forth|designated|indicated)\b)", re.IGNORECASE)
 _ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
 # A label before a listed party's name, naming its part: "Party A: Rise Co., Ltd.", "the
@@ -178,6 +184,9 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
             mentions[-1].clause_end = d_end  # the same party again: "... Toronto (the "Consultant")"
         elif mentions and _CAPACITY_RE.match(text, mentions[-1].clause_end, d_start):
             mentions[-1].clause_end = d_end  # "Fox, as Administrator for Beta Corp. ("Owner")"
+        elif mention is not None and (joint := _jointly_defined(text, cursor, d_start)) is not None:
+            joint.short_names, joint.clause_end = shorts, d_end
+            mentions.append(joint)
         elif mention is not None:
             mention.short_names, mention.clause_end = shorts, d_end
             mentions.append(mention)
@@ -189,6 +198,38 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
     if trailing is not None and mentions:
         mentions.append(trailing)
     return mentions
+
+
+def _jointly_defined(text: str, start: int, d_start: int) -> Mention | None:
+    """One party made of the companies a joint definition names together, or None.
+
+    "American United Life Insurance Company, and OneAmerica Securities, Inc., a registered
+    Broker Dealer (collectively referred to as "Servicing Agent")" makes the two companies one
+    side, "Servicing Agent", so the party is named "American United Life Insurance Company and
+    OneAmerica Securities, Inc." with each company kept as a member (as CUAD's answers write
+    it).  The run is read backwards from the definition, one list item at a time, while each
+    item opens with a suffixed company name; a description after a name ("a registered Broker
+    Dealer") or a suffix after a comma ("WYZZ, Inc.") belongs to the item before it.
+    """
+    if not _JOINT_DEFINITION_RE.match(text, d_start):
+        return None
+    bounds = [start] + [m.end() for m in _JOINT_SEPARATOR_RE.finditer(text, start, d_start)]
+    items: list[int] = []
+    for bound in reversed(bounds):
+        head = text[bound:d_start].lstrip()
+        if not head or head[0].islower() or is_corporate_suffix(head.split(None, 1)[0].rstrip(",")):
+            continue  # a description or a name's suffix: part of the item before
+        name = clean_name(text[bound:d_start if not items else items[0]])
+        if name is None or not has_corporate_suffix(name):
+            break
+        items.insert(0, bound)
+    if len(items) < 2:
+        return None
+    members = [clean_name(text[i:j]) for i, j in zip(items, items[1:] + [d_start])]
+    first_start, _ = _locate(text, items[0], d_start, members[0])
+    _, last_end = _locate(text, items[-1], d_start, members[-1])
+    return Mention(" and ".join(members), first_start, last_end, "preamble", clause_end=last_end,
+                   members=members)
 
 
 def _preamble_end(text: str, start: int, sentences: bool = True) -> int:
@@ -335,6 +376,9 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
         if name is None:
             continue
         name_start, name_end = _locate(text, candidate, end, name)
+        name, prefix = _without_short_prefix(name), name  # "DCL DAIRY CREST LIMITED", laid out in columns
+        first = prefix.split()[0]
+        shorts = [first] if name != prefix and first.lower() not in ROLE_WORDS and first not in _WITNESS_WORDS else []
         description = text[name_end:end]
         trade_name = trade_name_in(description)
         if trade_name and "d/b/a" not in name.lower():
@@ -342,7 +386,7 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
         individual = bool(_INDIVIDUAL_RE.search(description))
         if named_only and not (has_corporate_suffix(name) or individual):
             continue
-        return Mention(name, name_start, name_end, "preamble", clause_end=name_end,
+        return Mention(name, name_start, name_end, "preamble", shorts, clause_end=name_end,
                        jurisdiction=jurisdiction_in(description), individual_hint=individual)
     return None
 

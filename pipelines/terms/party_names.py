@@ -174,7 +174,7 @@ def is_name(name: str) -> bool:
         return False
     if _MUNICIPALITY_RE.match(name):
         return all(_is_name_word(w) for w in words)
-    if (len(words) == 1 and len(name) <= 3) or sum(len(w) == 1 for w in words) >= 3:
+    if (len(words) == 1 and len(name) <= 3) or sum(len(w) == 1 and w.isalpha() for w in words) >= 3:
         return False  # a state code, a stray short name ("FL", "SIC"), a spaced heading ("R E C I T")
     if words[0].lower() in _LEADING_NON_NAME or _SUFFIX_WORD_RE.match(words[0]):
         return False  # "Inc. and Beta Inc.", "OF REGULATION S-K": a name's tail or a sentence's
