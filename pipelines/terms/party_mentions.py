@@ -215,17 +215,18 @@ def _jointly_defined(text: str, start: int, d_start: int) -> Mention | None:
         return None
     bounds = [start] + [m.end() for m in _JOINT_SEPARATOR_RE.finditer(text, start, d_start)]
     items: list[int] = []
+    members: list[str] = []
     for bound in reversed(bounds):
         head = text[bound:d_start].lstrip()
         if not head or head[0].islower() or is_corporate_suffix(head.split(None, 1)[0].rstrip(",")):
             continue  # a description or a name's suffix: part of the item before
-        name = clean_name(text[bound:d_start if not items else items[0]])
+        name = clean_name(text[bound:items[0] if items else d_start])
         if name is None or not has_corporate_suffix(name):
             break
         items.insert(0, bound)
+        members.insert(0, name)
     if len(items) < 2:
         return None
-    members = [clean_name(text[i:j]) for i, j in zip(items, items[1:] + [d_start])]
     first_start, _ = _locate(text, items[0], d_start, members[0])
     _, last_end = _locate(text, items[-1], d_start, members[-1])
     return Mention(" and ".join(members), first_start, last_end, "preamble", clause_end=last_end,
@@ -376,9 +377,8 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
         if name is None:
             continue
         name_start, name_end = _locate(text, candidate, end, name)
-        name, prefix = _without_short_prefix(name), name  # "DCL DAIRY CREST LIMITED", laid out in columns
-        first = prefix.split()[0]
-        shorts = [first] if name != prefix and first.lower() not in ROLE_WORDS and first not in _WITNESS_WORDS else []
+        name, short = _split_short_prefix(name)  # "DCL DAIRY CREST LIMITED", laid out in columns
+        shorts = [short] if short else []
         description = text[name_end:end]
         trade_name = trade_name_in(description)
         if trade_name and "d/b/a" not in name.lower():
@@ -465,22 +465,25 @@ def labelled_mentions(text: str) -> list[Mention]:
     return mentions
 
 
-def _without_short_prefix(line: str) -> str:
-    """A signature line's name without the short name or role set before it.
+def _split_short_prefix(line: str) -> tuple[str, str | None]:
+    """A name line without the short name or role set before it, and that short name.
 
     Blocks are headed "DCL DAIRY CREST LIMITED", "SEV SEV GROUP LIMITED", "SHIPPER ECOPETROL
-    S.A." or "ATTEST KIOSK CONCEPTS, INC.": a first word that is the next word again, the
-    initials of the rest, a role, or the witness's line.
+    S.A." or "ATTEST KIOSK CONCEPTS, INC.": a first word that is the next word again or the
+    initials of the rest is the party's short name; a role or the witness's line is dropped
+    without being one.
     """
     words = line.split()
     if len(words) < 3 or not line.isupper():
-        return line
+        return line, None
     initials = "".join(w[0] for w in words[1:] if w[0].isalpha())
     first = words[0].strip(":,")
-    if (first == words[1] or initials.startswith(first) or first.lower() in ROLE_WORDS
-            or first in _WITNESS_WORDS):
-        return " ".join(words[1:])
-    return line
+    rest = " ".join(words[1:])
+    if first.lower() in ROLE_WORDS or first in _WITNESS_WORDS:
+        return rest, None
+    if first == words[1] or initials.startswith(first):
+        return rest, first
+    return line, None
 
 
 def signature_mentions(text: str) -> list[Mention]:
@@ -495,7 +498,7 @@ def signature_mentions(text: str) -> list[Mention]:
             raw = m.group("name")
             label = _LABEL_PREFIX_RE.match(raw)
             raw = raw[label.end():] if label else raw
-            name = clean_name(_without_short_prefix(raw))
+            name = clean_name(_split_short_prefix(raw)[0])
             # "For and on behalf of" names a party; a line above "By:" may be a heading.
             if name is None or any(x.name == name for x in found) or (
                     pattern is not _ON_BEHALF_RE and not is_organisation(name)):
