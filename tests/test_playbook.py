@@ -122,7 +122,8 @@ def test_value_helpers():
 
 
 def test_missing_required_clause(default):
-    issues, _ = run_checks(default, [finding("Governing Law", value="Delaware")], {})
+    law = finding("Governing Law", value="Delaware", text="This Agreement is governed by the laws of Delaware.")
+    issues, _ = run_checks(default, [law], {})
     missing = {i.finding.category: i for i in issues if i.kind == "missing"}
     assert "Governing Law" not in missing
     cap = missing["Cap On Liability"]

@@ -79,6 +79,34 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
     ("Ip Ownership Assignment", ("(i) copyright and related rights in original works of authorship and all rights to "
       "use and exploit such rights;"), "no ownership stated"),
     ("Exclusivity", "The term “Exclusive Territory” means the counties listed in Schedule 4.", "a definition"),
+    ("Exclusivity", ("Each party submits to the exclusive jurisdiction and venue of the courts sitting in "
+      "Ruritania for any action under this Agreement."), "no exclusivity stated"),
+    ("Exclusivity", "Each Party shall be solely responsible for damage caused as a result of its exclusive fault.",
+     "no exclusivity stated"),
+    ("Exclusivity", "The Seller may change the packaging at its sole option and at its sole cost.",
+     "no exclusivity stated"),
+    ("Exclusivity", ("The services of the Adviser are not to be deemed to be exclusive, the Adviser being free to "
+      "serve other funds."), "a negated grant"),
+    ("Ip Ownership Assignment", ("The Vendor retains title in the Software, and no title to the Software is "
+      "transferred to the Buyer."), "retention, not assignment"),
+    ("Ip Ownership Assignment", "No title to the intellectual property in the Work is transferred by this Agreement.",
+     "a transfer denied, not an assignment"),
+    ("Ip Ownership Assignment", "The Buyer acknowledges that all right, title and interest in the Marks belongs to "
+     "the Seller.", "retention, not assignment"),
+    ("Change Of Control", ("An entity shall be regarded as being in control of another entity if it has the power "
+      "to vote more than half of its voting shares."), "a definition"),
+    ("Change Of Control", ("For purposes hereof, a “change of control” shall mean the sale of half of the assets "
+      "of the Maker or a merger of the Maker into another entity."), "a definition"),
+    ("Change Of Control", ("Either party may terminate this Agreement on notice if the other is the subject of a "
+      "petition for bankruptcy, reorganization or arrangement."), "no change of control named"),
+    ("Termination For Convenience", ("The Reseller may, at any time before shipment, cancel any or all Goods on "
+      "order on written notice."), "no termination stated"),
+    ("No-Solicit Of Customers", ("During the Term the Client will not solicit the services of any of the "
+      "Developer's employees."), "employees, not customers"),
+    ("Non-Compete", ("Neither party shall solicit, hire or contract with any of the employees of the other party "
+      "during the Term."), "a no-solicit of employees, not a non-compete"),
+    ("Governing Law", "This Amendment is governed by the Master Framework Agreement between the parties.",
+     "no law named"),
 ])
 def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
     assert quote_problem(category, text) == problem
@@ -124,6 +152,18 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
       "objects.")),
     ("Renewal Term", "After the first year the licence continues on a month-to-month basis until cancelled."),
     ("Governing Law", "This Agreement is governed by the laws of Ruritania."),
+    ("Governing Law", "This Manual is governed in all its parts by the applicable regulations of Ruritania."),
+    ("Exclusivity", "The Maker appoints the Seller as its exclusive agent in the Region, at the Seller's sole cost."),
+    ("Ip Ownership Assignment", ("The Consultant shall not retain any rights in the Deliverables and hereby assigns "
+      "them to the Client.")),
+    ("Change Of Control", ("If a party is acquired by an entity that controls, is controlled by or is under common "
+      "control with a competitor, the other party may terminate this Agreement.")),
+    ("No-Solicit Of Customers", ("The Agent shall not solicit any customer of the Principal, nor any of its "
+      "employees, for two years.")),
+    ("Non-Compete", ("The Employee shall not compete with the Company, nor solicit any of its employees, for one "
+      "year after leaving.")),
+    ("Termination For Convenience", ("The Buyer may terminate this Agreement at any time for convenience and cancel "
+      "all open orders.")),
     ("Governing Law", "laws of the State of Ruritania"),
 ])
 def test_quotes_that_state_their_clause(category: str, text: str):
@@ -171,3 +211,12 @@ def test_a_renewal_option_is_not_called_automatic(default):
     for found, raised in ((option, False), (read_option, False), (read_automatic, True)):
         issues, _ = run_checks(default, [], {"Renewal Term": [found]})
         assert any(i.kind == "value" for i in issues) is raised, found
+
+
+def test_a_law_check_reads_only_a_quote_that_names_a_law(default):
+    """A clause found without a read value is checked by its text, which must name a law."""
+    contract = finding("Governing Law", "This Amendment is governed by the Master Framework Agreement.")
+    foreign = finding("Governing Law", "This Agreement is governed by the laws of Ruritania.")
+    for found, raised in ((contract, False), (foreign, True)):
+        issues, _ = run_checks(default, [], {"Governing Law": [found]})
+        assert any(i.kind == "value" for i in issues) is raised, found.text

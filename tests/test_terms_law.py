@@ -60,3 +60,31 @@ def test_an_arbitration_seat_is_a_forum():
     value = law("16. Governing Law. This Agreement shall be governed by the laws of England. Any dispute shall "
                 "be finally settled by arbitration held in London under the rules of the LCIA.")
     assert value is not None and value.value == "England" and value.detail["forum"] == "London"
+
+
+def quoted(body: str, value) -> str:  # noqa: ANN001
+    """The text of the value's first quote in the document `law(body)` read."""
+    text, _ = document_text([PageText(number=1, text=PREAMBLE + body, source="plain")])
+    quote = value.evidence[0]
+    return text[quote.start:quote.end]
+
+
+@pytest.mark.parametrize(("body", "starts", "holds"), [
+    # a heading the text layer runs onto the end of the clause before it
+    ("20. NOTICE.\nAny notice shall be in writing and sent to the addresses below:\nIf to Blue Harbor: 1 Main "
+     "Street, Suite 4, Miami, Florida\n21. GOVERNING LAW.\nThis Agreement shall be governed by the laws of the "
+     "State of Florida.", "21. GOVERNING LAW.", "laws of the State of Florida"),
+    # a heading longer than a short line, naming no law itself
+    ("Article 9 Applicable Law; Modifications; Annexes; Miscellaneous\n\n1) The laws of the Federal Republic of "
+     "Germany shall apply to this Agreement and to every order placed under it.", "Article 9", "Federal Republic"),
+])
+def test_a_heading_is_quoted_with_the_clause_under_it(body: str, starts: str, holds: str):
+    value = law(body)
+    assert value is not None
+    text = quoted(body, value)
+    assert text.startswith(starts) and holds in text
+
+
+def test_a_line_break_before_applicable_laws_is_not_a_heading():
+    assert law("1.7 \"Trial\" means a study of a Product that would satisfy the requirements of\nApplicable Laws "
+               "and Regulations for such country, such as those of the United States.") is None

@@ -146,7 +146,12 @@ def _missing(playbook: Playbook, rule: ClauseRule, weak: Finding | None, set_asi
 
 
 def _check_value(playbook: Playbook, check: ValueCheck, found: Finding) -> Issue | Unreadable | None:
-    """The issue `check` raises on `found`'s value (its text when it has none), if any."""
+    """The issue `check` raises on `found`'s value (its text when it has none), if any.
+
+    A text read in place of a value must state its clause: "governed by the Master Framework
+    Agreement" names no law to hold against the playbook's list."""
+    if not found.value and check.kind != "auto_renewal" and quote_problem(found.category, found.text) is not None:
+        return None
     value = found.value or found.text
     shown = display_value(found.category, found.value, found.detail) if found.value else value
     fields = {"category": check.category, "value": _shown(shown), "min_days": check.min_days or "",

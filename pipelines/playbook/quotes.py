@@ -56,9 +56,9 @@ _NEGATED_RESTRICTION = re.compile(
     r"\b(?:shall|will|does|do|should|may|is|are)\s+not\s+(?:\w+\s+){0,3}?(?:be\s+(?:construed|deemed|interpreted)"
     r"\s+(?:as\s+|so\s+as\s+|to\s+)?(?:\w+\s+){0,2}?)?" + _RESTRICT + r"|"
     r"\bnothing\b[^.;]{0,160}?\b" + _RESTRICT + r"|"
-    r"\b(?:shall|will)\s+(?:be|remain)\s+free\s+to\b|"
+    r"\b(?:shall|will)\s+(?:be|remain)\s+free\s+to\b|\bbeing\s+free\s+to\b|"
     r"\bnon-?\s?exclusive(?:ly)?\b|"
-    r"\b(?:is|are)\s+not\s+(?:an?\s+)?exclusive\b|"
+    r"\b(?:is|are|be)\s+not\s+(?:to\s+be\s+)?(?:deemed\s+(?:to\s+be\s+)?|construed\s+as\s+)?(?:an?\s+)?exclusive\b|"
     r"\b(?:does|do)\s+not\s+(?:grant|create|confer)\s+(?:\w+\s+){0,4}?(?:an?\s+)?exclusive\b|"
     r"\b(?:is|are)\s+not\s+subject\s+to\b|\bnone\s+of\b[^.;]{0,80}?\bsubject\s+to\b",
     re.IGNORECASE,
@@ -81,7 +81,14 @@ _RETENTION = re.compile(
     r"\b(?:remains?|(?:shall|will)\s+remain)\s+(?:vested\s+in|with|the\s+(?:sole\s+(?:and\s+exclusive\s+)?|"
     r"exclusive\s+)?property\s+of)\b|"
     r"\b(?:is|are)\s+and\s+(?:shall|will)\s+(?:remain|continue\s+to\s+be)\b|"
-    r"\bowns\b|\b(?:is|are)\s+the\s+(?:sole\s+(?:and\s+exclusive\s+)?|exclusive\s+)?owners?\b",
+    r"\bowns\b|\b(?:is|are)\s+the\s+(?:sole\s+(?:and\s+exclusive\s+)?|exclusive\s+)?owners?\b|\bbelongs?\s+to\b",
+    re.IGNORECASE,
+)
+# A transfer the quote denies: "no title ... is transferred", "does not assign".
+_NEGATED_TRANSFER = re.compile(
+    r"\bno\s+(?:\w+\s+){0,8}?(?:is|are|shall\s+be|will\s+be)\s+(?:hereby\s+)?(?:transferred|assigned|conveyed)\b|"
+    r"\b(?:does|do|shall|will)\s+not\s+(?:\w+\s+){0,2}?(?:transfer|assign|convey)\w*|"
+    r"\bnot\s+(?:be\s+)?(?:transferred|assigned|conveyed)\b",
     re.IGNORECASE,
 )
 # Passing ownership on: "hereby assigns", "shall vest in", "work made for hire", "shall be the
@@ -178,9 +185,9 @@ def quote_problem(category: str, text: str) -> str | None:
     The category's own check speaks first, its reason being the more telling ("not a cap"
     for a signature block that also looks like a heading).  Reasons are short, for a
     finding's note: "a recital", "a definition", "a heading or contents line", "a negated
-    grant", "retention, not assignment", "a limitation of actions", "not a cap", "no
-    comparison with others' terms", "a renewal option, not automatic", "no automatic renewal
-    stated".
+    grant", "retention, not assignment", "a transfer denied, not an assignment", "a limitation
+    of actions", "not a cap", "no comparison with others' terms", "a renewal option, not
+    automatic", "no automatic renewal stated", "employees, not customers", "no law named".
     """
     return _CATEGORY_CHECKS.get(category, _no_problem)(text) or _form_problem(text)
 
@@ -225,9 +232,14 @@ def _negated(text: str) -> str | None:
 
 def _retained(text: str) -> str | None:
     """A party keeping IP it already has, rather than IP passing, or new work being owned; or
-    a quote that says nothing of who owns anything (a list of the kinds of IP)."""
-    if _RETENTION.search(text) and not _ASSIGNMENT.search(text) and not _NEW_WORK.search(text):
-        return "retention, not assignment"
+    a quote that says nothing of who owns anything (a list of the kinds of IP).  A transfer the
+    quote denies ("no title ... is transferred") passes nothing on."""
+    stated = _NEGATED_TRANSFER.sub(" ", text)
+    if not (_ASSIGNMENT.search(stated) or _NEW_WORK.search(stated)):
+        if _RETENTION.search(stated):
+            return "retention, not assignment"
+        if stated != text:
+            return "a transfer denied, not an assignment"
     if not (_ASSIGNMENT.search(text) or _OWNERSHIP.search(text)):
         return "no ownership stated"
     return None
@@ -271,25 +283,51 @@ def _control_changes(text: str) -> str | None:
     """A change of control named (a merger, an acquisition, a sale of substantially all the
     assets, a change in who controls or owns a party), and not in the definition of the term,
     which says what a change of control is but not what happens upon one."""
-    if _DEFINITION.match(text):
+    if _DEFINITION.match(text) or (_CONTROL_DEFINITION.search(text) and not _UPON_CHANGE.search(text)):
         return "a definition"
-    return None if _CONTROL_CHANGE.search(text) else "no change of control named"
+    return None if _CONTROL_CHANGE.search(_INSOLVENCY.sub(" ", text)) else "no change of control named"
 
 
 def _exclusive(text: str) -> str | None:
     """Exclusivity needs its words (exclusive, sole, only, with no other) or a refusal to deal
-    elsewhere; negated grants are set aside by _negated first."""
-    return _negated(text) or (None if _EXCLUSIVE.search(text) else "no exclusivity stated")
+    elsewhere; negated grants are set aside by _negated first.  "Exclusive jurisdiction", "at
+    its sole option" or "solely responsible" use the words of something else."""
+    return _negated(text) or (None if _EXCLUSIVE.search(_NOT_DEALING.sub(" ", text)) else "no exclusivity stated")
 
 
 def _for_convenience(text: str) -> str | None:
-    """Ending the contract at will, as opposed to for the other side's breach or default, or a
-    notice that terminates nothing."""
-    if not _TERMINATION.search(text) and not _AT_WILL.search(_ANY_TIME.sub(" ", text)):
+    """Ending the contract at will, as opposed to for the other side's breach or default, a
+    notice that terminates nothing, or cancelling an order."""
+    ends = _ORDER_CANCELLATION.sub(" ", text)
+    if not _TERMINATION.search(ends) and not _AT_WILL.search(_ANY_TIME.sub(" ", ends)):
         return "no termination stated"
     if _FOR_CAUSE.search(text) and not _AT_WILL.search(text):
         return "termination for cause, not convenience"
     return None
+
+
+def _solicits_customers(text: str) -> str | None:
+    """A no-solicit that names only employees is the other no-solicit."""
+    if _negated(text):
+        return "a negated grant"
+    if _EMPLOYEES.search(text) and not _CUSTOMERS.search(text):
+        return "employees, not customers"
+    return None
+
+
+def _competes(text: str) -> str | None:
+    """A non-compete restrains competing; a promise not to hire or solicit employees is a
+    no-solicit."""
+    if _negated(text):
+        return "a negated grant"
+    if _EMPLOYEE_SOLICITATION.search(text) and not _COMPETE.search(text):
+        return "a no-solicit of employees, not a non-compete"
+    return None
+
+
+def _law_named(text: str) -> str | None:
+    """A governing-law clause names a law; "governed by the Master Agreement" names a contract."""
+    return None if _LAW.search(text) else "no law named"
 
 
 def _committed(text: str) -> str | None:
@@ -307,6 +345,30 @@ _CONTROL_CHANGE = re.compile(
     r"\bsubstantially\s+all\b|\b(?:ownership|owners|shareholders?|stockholders?)\b|\bvoting\b|\btakeover|"
     r"\bsuccessor",
     re.IGNORECASE)
+# Change of control named in a definition of "control" ("the power to direct the management",
+# "controls, is controlled by or is under common control with"), and what a clause does upon one.
+_CONTROL_DEFINITION = re.compile(
+    r"\b(?:change\s+(?:of|in)\s+control|control(?:led|ling)?)[\"”’']?\s*(?:\([^)]{0,40}\)\s*)?(?:shall\s+)?"
+    r"(?:means?|has\s+the\s+meaning)\b|\b(?:regarded|deemed|considered)\s+(?:as\s+)?(?:being\s+)?in\s+control\b|"
+    r"\bcontrols?,?\s+(?:or\s+)?(?:is\s+)?controlled\s+by\b|\bpower\s+to\s+direct\b",
+    re.IGNORECASE)
+_UPON_CHANGE = re.compile(
+    r"\bterminat|\bconsent|\bapprov|\bnotif|\bnotice\b|\bassign|\bright\s+to\b|\boption\b|\brepa(?:y|id)|"
+    r"\baccelerat", re.IGNORECASE)
+# "a petition for bankruptcy, reorganization or arrangement": an insolvency, not a takeover.
+_INSOLVENCY = re.compile(
+    r"\b(?:bankrupt\w*|insolven\w*|receiver\w*|creditors?)\b[^.;]{0,80}?\breorgani[sz]\w*|"
+    r"\breorgani[sz]\w*[^.;]{0,40}?\b(?:bankrupt\w*|insolven\w*|creditors?|arrangement)\b",
+    re.IGNORECASE)
+# "Sole" and "exclusive" said of something other than dealing: a court's jurisdiction, one
+# side's option, cost or responsibility.
+_NOT_DEALING = re.compile(
+    r"\b(?:sole|exclusive)(?:\s+and\s+(?:sole|exclusive|absolute))?\s+(?:option|discretion|election|costs?|"
+    r"expenses?|risk|responsibility|remed(?:y|ies)|liability|judg(?:e)?ment|jurisdiction|venue|forum|fault|benefit|"
+    r"property|owner(?:ship)?)\b|"
+    r"\b(?:solely|exclusively)\s+(?:responsible|liable|as\s+(?:necessary|required|needed)|for\s+(?:the\s+)?"
+    r"(?:purposes?|benefit)|to\s+the\s+extent)\b|\bexclusive\s+of\b",
+    re.IGNORECASE)
 _EXCLUSIVE = re.compile(
     r"\bexclusiv|\bsole(?:ly)?\b|\bonly\b|\bother\s+than\b|\b(?:any|no)\s+(?:other|third)|\bcompet|"
     r"\bnot\s+(?:\w+\s+){0,4}?(?:sell|appoint|grant|licen[cs]e|distribut|purchase|buy|engage|enter|market|offer|"
@@ -320,13 +382,31 @@ _FOR_CAUSE = re.compile(
 _AT_WILL = re.compile(
     r"\bconvenience\b|\bwithout\s+(?:cause|reason)|\bfor\s+any\s+(?:or\s+no\s+)?reason|\bno\s+reason|"
     r"\bat\s+(?:any\s+time|will)\b|\bin\s+its\s+(?:sole\s+)?(?:and\s+absolute\s+)?discretion", re.IGNORECASE)
+# Cancelling an order or a shipment, which leaves the contract standing.
+_ORDER_CANCELLATION = re.compile(
+    r"\bcancel\w*\s+(?:\w+\s+){0,5}?(?:(?:purchase\s+)?orders?|on\s+order|shipments?|deliver(?:y|ies))\b",
+    re.IGNORECASE)
+# Whom a no-solicit protects, after the soliciting ("Client will not solicit ... employees"
+# protects no client).
+_CUSTOMERS = re.compile(
+    r"\b(?:solicit|entice|induce|divert|call\s+on|accept|interfere)\w*\b[^.;]{0,100}?(?:\bcustom(?:ers?)?\b|\bclients?\b|"
+    r"\baccounts?\b|\bpatrons?\b|\bsubscribers?\b|\bpurchasers?\b|\bbuyers?\b|\busers?\b|\bbusiness\b|"
+    r"\btrade\b|\borders?\b|\bmembers?\b|\bprospects?\b)",
+    re.IGNORECASE)
+_EMPLOYEES = re.compile(r"\bemployees?\b|\bpersonnel\b|\bstaff\b|\bemployed\b", re.IGNORECASE)
+_EMPLOYEE_SOLICITATION = re.compile(
+    r"\b(?:solicit|hire|employ|recruit|entice)\w*\b[^.;]{0,80}?\b(?:employees?|personnel|staff)\b", re.IGNORECASE)
+_COMPETE = re.compile(r"\bcompet\w*", re.IGNORECASE)
+_LAW = re.compile(r"\blaws?\b|\blegislation\b|\bstatutes?\b|\bcode\b|\bregulations\b", re.IGNORECASE)
 _MINIMUM = re.compile(
     r"\bminimum\b|\bminima\b|\bat\s+least\b|\b(?:not|no)\s+less\s+than\b|\bcommit\w*|\bguarantee\w*|\bquota|"
     r"\btarget|\bthreshold|\bshortfall|\btake[\s-]or[\s-]pay|\b(?:shall|will|agrees?\s+to)\s+(?:\w+\s+){0,3}?"
     r"(?:purchase|buy|order|sell|pay|procure)\b", re.IGNORECASE)
-_NEGATABLE = ("Non-Compete", "No-Solicit Of Customers", "Rofr/Rofo/Rofn")
 _CATEGORY_CHECKS = {
-    **{category: _negated for category in _NEGATABLE},
+    "Rofr/Rofo/Rofn": _negated,
+    "Non-Compete": _competes,
+    "No-Solicit Of Customers": _solicits_customers,
+    "Governing Law": _law_named,
     "Exclusivity": _exclusive,
     "Change Of Control": _control_changes,
     "Termination For Convenience": _for_convenience,

@@ -73,6 +73,8 @@ _FORUM_RE = re.compile(
     r"(?=\s*(?:[,.;(]|\band\b|\bunder\b|\bin\s+accordance\b|$))",
     re.IGNORECASE,
 )
+# A line that runs on into the next: it ends in a lower-case word or a comma.
+_RUNS_ON_RE = re.compile(r"[a-z,]\s*\n$")
 _FORUM_CUE_RE = re.compile(r"\b(?:jurisdiction|venue|courts?|arbitration|forum)\b", re.IGNORECASE)
 
 
@@ -87,6 +89,8 @@ def read_governing_law(text: str, segments: list[Segment]) -> TermValue | None:
     found = []
     for pattern, strength in _CUES:
         for m in pattern.finditer(text):
+            if _RUNS_ON_RE.search(text, max(0, m.start() - 40), m.start() + 1) and m.group()[0] == "\n":
+                continue  # "the requirements of\nApplicable Laws and Regulations": a line break, not a heading
             place = _place_after(text, index, m.start())
             if place is not None:
                 found.append((strength < FIRM, m.start(), strength, place, m.end()))
@@ -94,7 +98,12 @@ def read_governing_law(text: str, segments: list[Segment]) -> TermValue | None:
         return None
     _, cue, strength, place, end = min(found)
     start, end = _sentence(text, index, cue, end)
-    if end - start < HEADING_CHARS:  # the cue is a heading of its own: quote the clause under it
+    if end - cue < HEADING_CHARS < cue - start:  # a heading at the tail of the clause before it
+        start = text.rfind("\n", start, cue) + 1 or cue
+    names_a_law = _LAWS_OF_RE.search(text, start, end) or _ADJECTIVE_RE.search(text, start, end)
+    if end - start < HEADING_CHARS or not names_a_law:
+        # the cue is a heading of its own ("Article 9 Applicable Law; Modifications; ..."):
+        # quote the clause under it
         under = _clause_end(text, cue)
         segment = index.at(under - 1)
         end = max(end, min(segment.end, segment.start + 1200) if segment is not None else under)
