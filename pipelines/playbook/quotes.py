@@ -308,21 +308,15 @@ def _for_convenience(text: str) -> str | None:
 
 def _solicits_customers(text: str) -> str | None:
     """A no-solicit that names only employees is the other no-solicit."""
-    if _negated(text):
-        return "a negated grant"
-    if _EMPLOYEES.search(text) and not _CUSTOMERS.search(text):
-        return "employees, not customers"
-    return None
+    only_employees = _EMPLOYEES.search(text) and not _CUSTOMERS.search(text)
+    return _negated(text) or ("employees, not customers" if only_employees else None)
 
 
 def _competes(text: str) -> str | None:
     """A non-compete restrains competing; a promise not to hire or solicit employees is a
     no-solicit."""
-    if _negated(text):
-        return "a negated grant"
-    if _EMPLOYEE_SOLICITATION.search(text) and not _COMPETE.search(text):
-        return "a no-solicit of employees, not a non-compete"
-    return None
+    no_hire = _EMPLOYEE_SOLICITATION.search(text) and not _COMPETE.search(text)
+    return _negated(text) or ("a no-solicit of employees, not a non-compete" if no_hire else None)
 
 
 def _law_named(text: str) -> str | None:
@@ -393,9 +387,10 @@ _CUSTOMERS = re.compile(
     r"\baccounts?\b|\bpatrons?\b|\bsubscribers?\b|\bpurchasers?\b|\bbuyers?\b|\busers?\b|\bbusiness\b|"
     r"\btrade\b|\borders?\b|\bmembers?\b|\bprospects?\b)",
     re.IGNORECASE)
-_EMPLOYEES = re.compile(r"\bemployees?\b|\bpersonnel\b|\bstaff\b|\bemployed\b", re.IGNORECASE)
-_EMPLOYEE_SOLICITATION = re.compile(
-    r"\b(?:solicit|hire|employ|recruit|entice)\w*\b[^.;]{0,80}?\b(?:employees?|personnel|staff)\b", re.IGNORECASE)
+_STAFF = r"employees?|personnel|staff"
+_EMPLOYEES = re.compile(rf"\b(?:{_STAFF}|employed)\b", re.IGNORECASE)
+_EMPLOYEE_SOLICITATION = re.compile(rf"\b(?:solicit|hire|employ|recruit|entice)\w*\b[^.;]{{0,80}}?\b(?:{_STAFF})\b",
+                                    re.IGNORECASE)
 _COMPETE = re.compile(r"\bcompet\w*", re.IGNORECASE)
 _LAW = re.compile(r"\blaws?\b|\blegislation\b|\bstatutes?\b|\bcode\b|\bregulations\b", re.IGNORECASE)
 _MINIMUM = re.compile(

@@ -89,7 +89,7 @@ def read_governing_law(text: str, segments: list[Segment]) -> TermValue | None:
     found = []
     for pattern, strength in _CUES:
         for m in pattern.finditer(text):
-            if _RUNS_ON_RE.search(text, max(0, m.start() - 40), m.start() + 1) and m.group()[0] == "\n":
+            if m.group().startswith("\n") and _RUNS_ON_RE.search(text, max(0, m.start() - 40), m.start() + 1):
                 continue  # "the requirements of\nApplicable Laws and Regulations": a line break, not a heading
             place = _place_after(text, index, m.start())
             if place is not None:
