@@ -10,11 +10,13 @@ Date, Renewal Term, Notice Period To Terminate Renewal, Governing Law); Document
 Agreement Date and Effective Date are left to the extractors (models/config.py).  Every
 candidate segment at or above `config.floor` (0.02) is returned, and each category's few best
 segments of the document below it (the ranked tail, models/tail.py), so CUAD's threshold sweep
-has recall; aggregation decides what to show.  Confidences are calibrated probabilities; each
+has recall; aggregation decides what to show.  Segments the router's lexical term rules out,
+and repeats within a document, skip the backbone (the cascade, models/cascade.py).  Confidences are calibrated probabilities; each
 category's best segment carries the probability that the document contains the category.
 """
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,7 +24,9 @@ import torch
 
 from models.backbone import Backbone
 from models.batching import BatchLimits, length_batches, pad_ids
+from models.calibration import apply_platt
 from models.candidates import document_findings
+from models.cascade import cascade_scores, first_occurrences
 from models.checkpoint import DEFAULT_CHECKPOINT, Checkpoint, load_checkpoint
 from models.features import N_FEATURES, segment_features
 from models.lexical import lexical_bag
@@ -47,6 +51,8 @@ class ClauseModel:
         self.network = checkpoint.network.to(device).eval()
         self.tail = as_sizes(self.network.tail_size)
         self.limits = BatchLimits.for_device(device)
+        self.cascade = True  # False: every segment, repeats included, goes through the backbone (benchmarks compare)
+        self.counts: Counter[str] = Counter()  # running totals: segments, skipped by the cascade, repeated
 
     def predict(self, segments: list[Segment], *, mode: Mode = "sparse", top_k: int | None = None) -> list[Finding]:
         """Findings for one document's segments (all of them, in order: positions are features)."""
@@ -109,13 +115,46 @@ class ClauseModel:
                     else torch.zeros((0, N_FEATURES)))
         ids = self.backbone.token_ids(texts)
         out = torch.zeros((len(texts), len(self.config.categories)))
-        for rows in length_batches([len(r) for r in ids], self.limits):
+        first = self._first_occurrences(batch) if self.cascade else list(range(len(texts)))
+        encode = [i for i, f in enumerate(first) if f == i]
+        skipped: list[int] = []
+        if self.cascade and mode == "sparse" and encode:
+            lexical = self._lexical_logits([ids[i] for i in encode])
+            worth = cascade_scores(lexical, self.network.cascade_offset.cpu()) >= float(self.network.cascade_cutoff)
+            skipped = [i for i, w in zip(encode, worth.tolist()) if not w]
+            out[skipped] = apply_platt(lexical[~worth], self.network.router_scale.cpu(), self.network.router_bias.cpu())
+            encode = [i for i, w in zip(encode, worth.tolist()) if w]
+        for positions in length_batches([len(ids[i]) for i in encode], self.limits):
+            rows = [encode[j] for j in positions]
             input_ids, mask = (t.to(self.device) for t in pad_ids([ids[i] for i in rows], self.backbone.pad_id))
             states = self.backbone.states(input_ids, mask)
             bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids)
             scores = self.network.scores(states, mask, features[rows].to(self.device), bag, mode, k)
             out[rows] = scores.probability.cpu()
+        repeats = [i for i, f in enumerate(first) if f != i]
+        out[repeats] = out[[first[i] for i in repeats]]
+        self.counts.update(segments=len(texts), repeated=len(repeats), skipped=len(skipped))
         return list(out.split([len(segments) for segments in batch]))
+
+    @staticmethod
+    def _first_occurrences(batch: list[list[Segment]]) -> list[int]:
+        """Flat index of each segment's first occurrence in its own document."""
+        first: list[int] = []
+        for segments in batch:
+            start = len(first)
+            first += [start + i for i in first_occurrences([s.text for s in segments])]
+        return first
+
+    @torch.inference_mode()
+    def _lexical_logits(self, ids: list[list[int]]) -> torch.Tensor:
+        """The router's lexical logits [n, C] (CPU) from word-piece ids alone: no backbone."""
+        lexical = self.network.router.lexical
+        parts = []
+        for start in range(0, len(ids), 256):
+            input_ids, mask = pad_ids(ids[start:start + 256], self.backbone.pad_id)
+            bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids)
+            parts.append(lexical(bag.to(self.device)).float().cpu())
+        return torch.cat(parts)
 
 
     @property

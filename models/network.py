@@ -54,6 +54,9 @@ class ClauseNetwork(nn.Module):
         self.register_buffer("presence_threshold", torch.tensor(0.5))
         # per category, how many of a document's best segments are candidates below the floor (models/tail.py)
         self.register_buffer("tail_size", torch.zeros(n_categories))
+        # which segments skip the backbone (models/cascade.py); -inf: none do
+        self.register_buffer("cascade_offset", torch.zeros(n_categories))
+        self.register_buffer("cascade_cutoff", torch.tensor(float("-inf")))
 
     def route(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag,
               k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

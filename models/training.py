@@ -22,7 +22,8 @@ contracts every segment; then, on those outputs:
    (pairs whose expert ran under top-k), the router's fallback logits (pairs whose expert did
    not run) and the linear baseline; then the per-category presence calibration of each
    contract's best segment probability (models/presence.py), and how many of each contract's
-   best segments per category are kept below the floor (the ranked tail, models/tail.py).
+   best segments per category are kept below the floor (the ranked tail, models/tail.py), and
+   which segments are not worth the backbone (the cascade, models/cascade.py).
 
 Deterministic: seeds fix the splits, the sampling, initialisation and batch order (CPU).
 """
@@ -40,6 +41,7 @@ import torch
 from models.backbone import Backbone
 from models.batching import BatchLimits
 from models.calibration import apply_platt, fit_per_category
+from models.cascade import fit_cascade
 from models.checkpoint import round_to_storage, save_checkpoint
 from models.config import ModelConfig
 from models.corpus import LabelledDocument, load_cuad, load_reviewed, read_split, segment_labels
@@ -253,8 +255,8 @@ def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor,
 
 def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
                k: int, config: ModelConfig, device: torch.device) -> tuple[float, float]:
-    """Fit the Platt calibrations, the presence decision and the ranked tail's sizes on the
-    calibration segments; returns routing recall@k and the presence threshold moved to 0.5."""
+    """Fit the Platt calibrations, the presence decision, the ranked tail's sizes and the
+    cascade's cut-off on the calibration segments; returns routing recall@k and the presence threshold moved to 0.5."""
     router, refined, linear, ran = _held_out_logits(network, encoded, rows, bag, held, k, device)
     labels, weights = rows.labels[held], rows.weights[held]
     network.expert_scale[:], network.expert_bias[:] = fit_per_category(refined, labels, weights, ran)
@@ -271,9 +273,13 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
     calibrated = presence_probability(maxima, network.presence_scale, network.presence_bias)
     threshold = decision_threshold(calibrated, present)
     network.presence_threshold.fill_(threshold)
-    tailed = labels & torch.tensor([c in config.emitted for c in config.categories])  # the rest is never emitted
-    sizes = choose_tail_sizes(probability, tailed, documents, config.floor)
+    emitted = torch.tensor([c in config.emitted for c in config.categories])  # the rest is never emitted
+    sizes = choose_tail_sizes(probability, labels & emitted, documents, config.floor)
     network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
+    lexical = lexical_logits(network.router.lexical, bag.rows(torch.from_numpy(held)), device)
+    offset, cutoff = fit_cascade(lexical, labels, emitted)
+    network.cascade_offset[:] = offset
+    network.cascade_cutoff.fill_(cutoff)
     positives = labels.sum()
     return (float((labels & ran).sum() / positives) if positives else math.nan), threshold
 

@@ -15,6 +15,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="the model extra (torch, transformers) is not installed")
 
 from models.batching import pad_ids  # noqa: E402
+from models.calibration import apply_platt  # noqa: E402
+from models.cascade import cascade_scores, first_occurrences, fit_cascade  # noqa: E402
 from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
 from models.config import ModelConfig  # noqa: E402
 from models.corpus import LabelledDocument  # noqa: E402
@@ -89,6 +91,7 @@ def test_top_k_runs_only_k_experts_per_segment(model: ClauseModel, monkeypatch: 
         return sparse(self, tokens, mask, segment_idx, expert_idx)
 
     monkeypatch.setattr(ExpertBank, "sparse", counting)
+    monkeypatch.setattr(model, "cascade", False)  # every segment through the backbone
     monkeypatch.setattr(ExpertBank, "dense", lambda *a: pytest.fail("dense experts ran in sparse mode"))
     _, segments = contract(4)
     model.predict(segments, top_k=2)
@@ -111,8 +114,9 @@ def fp32_model() -> ClauseModel:
 
 
 @needs_checkpoint
-def test_sparse_and_dense_agree_on_experts_both_run(fp32_model: ClauseModel) -> None:
+def test_sparse_and_dense_agree_on_experts_both_run(fp32_model: ClauseModel, monkeypatch: pytest.MonkeyPatch) -> None:
     model = fp32_model
+    monkeypatch.setattr(model, "cascade", False)  # compared with every segment through the backbone
     _, segments = contract(5)
     sparse = model.probabilities([segments], mode="sparse")[0]
     dense = model.probabilities([segments], mode="dense")[0]
@@ -151,11 +155,57 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     loaded = load_checkpoint(out)
     assert loaded.version == report.version and loaded.config.rank == 8
     assert loaded.network.tail_size.shape == (len(config.categories),)  # fitted beside the calibration
+    assert float(loaded.network.cascade_cutoff) > float("-inf")  # and so is the cascade
     assert out.stat().st_size < 20_000_000  # the issue caps a checkpoint at 20 MB
     model = ClauseModel(loaded, torch.device("cpu"))
     _, segments = contract(9)
     for f in model.predict(segments):
         assert 0.0 <= f.confidence <= 1.0 and f.version == report.version
+
+
+@needs_checkpoint
+def test_the_cascade_skips_ruled_out_and_repeated_segments_and_changes_no_other(fp32_model: ClauseModel,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    model = fp32_model
+    _, segments = contract(12)
+    end = segments[-1].end
+    extra = [Segment(len(segments), segments[2].text, end + 1, end + 1 + len(segments[2].text), 1),  # a repeat
+             Segment(len(segments) + 1, "12.2 SEVERABILITY; HEADINGS.", end + 200, end + 229, 1)]  # a bare heading
+    segments = segments + extra
+    monkeypatch.setattr(model, "cascade", False)
+    everything = model.probabilities([segments])[0]
+    monkeypatch.setattr(model, "cascade", True)
+    model.counts.clear()
+    cascaded = model.probabilities([segments])[0]
+
+    lexical = model._lexical_logits(model.backbone.token_ids([s.text for s in segments]))
+    ruled_out = cascade_scores(lexical, model.network.cascade_offset) < float(model.network.cascade_cutoff)
+    assert ruled_out[-1] and ruled_out.sum() < len(segments) / 2, "a bare heading is ruled out, most clauses are not"
+    assert model.counts == {"segments": len(segments), "repeated": 1, "skipped": int(ruled_out[:-2].sum()) + 1}
+    assert torch.equal(cascaded[-2], cascaded[2]), "a repeat takes its first occurrence's probabilities"
+    kept = ~ruled_out
+    kept[-2] = False
+    assert torch.allclose(cascaded[kept], everything[kept], atol=1e-4), "encoded segments score as without it"
+    fallback = apply_platt(lexical[ruled_out], model.network.router_scale, model.network.router_bias)
+    assert torch.allclose(cascaded[ruled_out], fallback, atol=1e-5)
+    assert (cascaded[ruled_out].max(1).values < everything[kept].max(1).values.median()).all()
+
+
+def test_the_cascade_cut_off_lets_the_pass_share_of_positives_through() -> None:
+    generator = torch.Generator().manual_seed(0)
+    lexical = torch.randn((2000, 3), generator=generator)
+    labels = torch.zeros((2000, 3), dtype=torch.bool)
+    labels[:400, 0] = True
+    labels[400:600, 1] = True
+    labels[600:700, 2] = True  # not emitted: its positives need not pass
+    lexical[:600] += 2.0
+    emitted = torch.tensor([True, True, False])
+    offset, cutoff = fit_cascade(lexical, labels, emitted, share=0.99)
+    passing = cascade_scores(lexical, offset) >= cutoff
+    assert passing[:600].float().mean() >= 0.99
+    assert (~passing[600:]).float().mean() > 0.5, "most negatives skip the backbone"
+    assert offset[2] > 1e3, "a category that is not emitted never lets a segment through"
+    assert first_occurrences(["a", "b", "a", "c", "b"]) == [0, 1, 0, 3, 1]
 
 
 def test_the_tail_keeps_a_documents_best_segments_under_the_floor() -> None:

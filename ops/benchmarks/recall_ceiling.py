@@ -93,7 +93,8 @@ def prediction_lines(model: ClauseModel, documents: list[LabelledDocument], segm
 
 
 def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict, dict[str, tuple[int, int]]]:
-    """The metric's summary plus recall at threshold 0, and per category (answers, missed at 0)."""
+    """The metric's summary plus recall at threshold 0 and presence macro-F1 (at 0.5), and per
+    category (answers, missed at 0)."""
     gold, categories, aliases = scorer.load_gold(str(CUAD), names)
     predictions: dict = {}
     for line in lines:
@@ -103,6 +104,7 @@ def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict
             texts[line["text"]] = max(float(line["probability"]), texts.get(line["text"], 0.0))
     summary = scorer.summarise(*scorer.curve(gold, predictions))
     summary["recall_at_0"] = scorer.pr_at(scorer.prepare(gold, predictions), 0.0)[1]
+    summary["presence_macro_f1"] = scorer.presence(gold, predictions, categories, 0.5)[0]
     missed = {}
     for category in categories:
         questions = scorer.prepare(gold, predictions, category)
@@ -112,17 +114,23 @@ def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict
     return summary, missed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def model_and_contracts(description: str, fit_help: str) -> tuple[argparse.Namespace, ClauseModel,
+                                                                   list[LabelledDocument], set[str]]:
+    """The command line the model benchmarks share (--checkpoint, --fit, --device), then the
+    model (int8 on a CPU, as the gpu worker runs it), every CUAD contract and the validation names."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
-    parser.add_argument("--fit", action="store_true", help="choose the tail on the calibration contracts first")
+    parser.add_argument("--fit", action="store_true", help=fit_help)
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     if not CUAD.is_dir():
         sys.exit(f"CUAD data not found at {CUAD}")
-    validation = read_split(SPLIT_FILE)
-    documents = load_cuad(CUAD)
     model = ClauseModel(load_checkpoint(args.checkpoint), pick_device(args.device), int8=True)
+    return args, model, load_cuad(CUAD), read_split(SPLIT_FILE)
+
+
+def main() -> None:
+    args, model, documents, validation = model_and_contracts(__doc__, "choose the tail on the calibration contracts first")
     started = time.perf_counter()
     if args.fit:
         fit_tail(model, args.checkpoint, calibration_documents(documents, validation))
