@@ -72,7 +72,8 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
         tensors = {name: f.get_tensor(name) for name in f.keys()}
     config = ModelConfig.from_metadata(metadata)
     hidden, vocab_size = int(metadata["hidden"]), int(metadata["vocab_size"])
-    network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size)
+    network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size,
+                            config.headings)
     state = {name: t.float() for name, t in tensors.items()}
     # written before the ranked tail (models/tail.py): candidates stop at the floor, as they did then
     state.setdefault("tail_size", torch.zeros(len(config.categories)))

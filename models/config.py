@@ -31,6 +31,7 @@ class ModelConfig:
     rank: int = 96  # per-expert adapter rank
     router_hidden: int = 512
     floor: float = 0.02  # lowest calibrated probability emitted as a candidate
+    headings: bool = True  # the lexical term reads each segment's section heading (models/headings.py)
     training: dict[str, str] = field(default_factory=dict, compare=False)  # provenance, for the model card
 
     def to_metadata(self) -> dict[str, str]:
@@ -39,7 +40,7 @@ class ModelConfig:
 
     @classmethod
     def from_metadata(cls, metadata: dict[str, str]) -> ModelConfig:
-        values = {}
+        values: dict[str, object] = {"headings": False}  # a checkpoint from before headings were read
         for f in fields(cls):
             raw = metadata.get(f"config.{f.name}")
             if raw is not None:

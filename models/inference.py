@@ -29,6 +29,7 @@ from models.candidates import document_findings
 from models.cascade import cascade_scores, first_occurrences
 from models.checkpoint import DEFAULT_CHECKPOINT, Checkpoint, load_checkpoint
 from models.features import N_FEATURES, segment_features
+from models.headings import section_headings
 from models.lexical import lexical_bag
 from models.network import MODES, Mode
 from models.presence import document_maxima, presence_probability, presence_score
@@ -68,16 +69,20 @@ class ClauseModel:
             for segments, p in zip(batch, probabilities)
         ]
 
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], *, mode: Mode = "sparse") -> list[torch.Tensor]:
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str] | None = None, *,
+                            mode: Mode = "sparse") -> list[torch.Tensor]:
         """Probabilities for parts of documents, each part with the end of its whole document (a
-        position feature): the gpu worker scores a long document a part at a time, between other
-        documents' parts, and joins them with document_findings."""
+        position feature) and the section heading in force where it starts: the gpu worker scores
+        a long document a part at a time, between other documents' parts, and joins them with
+        document_findings."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         k = self.config.top_k
+        headings = headings or [""] * len(chunks)
         if self.backbone.int8 and len(chunks) > 1:
-            return [self._probabilities([chunk], mode, k, [end])[0] for chunk, end in zip(chunks, ends)]
-        return self._probabilities(chunks, mode, k, ends)
+            return [self._probabilities([chunk], mode, k, [end], [heading])[0]
+                    for chunk, end, heading in zip(chunks, ends, headings)]
+        return self._probabilities(chunks, mode, k, ends, headings)
 
     def document_findings(self, segments: list[Segment], probability: torch.Tensor) -> list[Finding]:
         """One document's findings from all of its segments' probabilities [n, C]."""
@@ -108,18 +113,20 @@ class ClauseModel:
         return self._probabilities(batch, mode, k)
 
     def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int,
-                       ends: list[int] | None = None) -> list[torch.Tensor]:
+                       ends: list[int] | None = None, headings: list[str] | None = None) -> list[torch.Tensor]:
         texts = [s.text for segments in batch for s in segments]
         ends = ends or [None] * len(batch)  # type: ignore[list-item]
         features = (torch.cat([segment_features(segments, end) for segments, end in zip(batch, ends)]) if batch
                     else torch.zeros((0, N_FEATURES)))
         ids = self.backbone.token_ids(texts)
+        heading_ids = self._heading_ids(batch, headings or [""] * len(batch))
         out = torch.zeros((len(texts), len(self.config.categories)))
         first = self._first_occurrences(batch) if self.cascade else list(range(len(texts)))
         encode = [i for i, f in enumerate(first) if f == i]
         skipped: list[int] = []
         if self.cascade and mode == "sparse" and encode:
-            lexical = self._lexical_logits([ids[i] for i in encode])
+            lexical = self._lexical_logits([ids[i] for i in encode],
+                                           [heading_ids[i] for i in encode] if heading_ids else None)
             worth = cascade_scores(lexical, self.network.cascade_offset.cpu()) >= float(self.network.cascade_cutoff)
             skipped = [i for i, w in zip(encode, worth.tolist()) if not w]
             out[skipped] = apply_platt(lexical[~worth], self.network.router_scale.cpu(), self.network.router_bias.cpu())
@@ -128,7 +135,8 @@ class ClauseModel:
             rows = [encode[j] for j in positions]
             input_ids, mask = (t.to(self.device) for t in pad_ids([ids[i] for i in rows], self.backbone.pad_id))
             states = self.backbone.states(input_ids, mask)
-            bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids)
+            heading = pad_ids([heading_ids[i] for i in rows], self.backbone.pad_id) if heading_ids else None
+            bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids, heading)
             scores = self.network.scores(states, mask, features[rows].to(self.device), bag, mode, k)
             out[rows] = scores.probability.cpu()
         repeats = [i for i, f in enumerate(first) if f != i]
@@ -145,14 +153,23 @@ class ClauseModel:
             first += [start + i for i in first_occurrences([s.text for s in segments])]
         return first
 
+    def _heading_ids(self, batch: list[list[Segment]], leads: list[str]) -> list[list[int]] | None:
+        """Word-piece ids of each segment's section heading, when the lexical term reads them;
+        `leads` are the headings in force before each document (part) starts."""
+        if not self.network.router.lexical.headings:
+            return None
+        return self.backbone.token_ids([h for segments, lead in zip(batch, leads)
+                                        for h in section_headings(segments, lead)])
+
     @torch.inference_mode()
-    def _lexical_logits(self, ids: list[list[int]]) -> torch.Tensor:
+    def _lexical_logits(self, ids: list[list[int]], heading_ids: list[list[int]] | None = None) -> torch.Tensor:
         """The router's lexical logits [n, C] (CPU) from word-piece ids alone: no backbone."""
         lexical = self.network.router.lexical
         parts = []
         for start in range(0, len(ids), 256):
             input_ids, mask = pad_ids(ids[start:start + 256], self.backbone.pad_id)
-            bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids)
+            heading = pad_ids(heading_ids[start:start + 256], self.backbone.pad_id) if heading_ids else None
+            bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids, heading)
             parts.append(lexical(bag.to(self.device)).float().cpu())
         return torch.cat(parts)
 

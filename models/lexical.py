@@ -36,13 +36,16 @@ class LexicalBag:
         return LexicalBag(self.index.to(device), self.count.to(device))
 
 
-def n_lexical_features(vocab_size: int) -> int:
-    return vocab_size + BIGRAM_BUCKETS + 1
+def n_lexical_features(vocab_size: int, headings: bool = False) -> int:
+    return vocab_size + BIGRAM_BUCKETS + 1 + (vocab_size if headings else 0)
 
 
-def lexical_bag(input_ids: torch.Tensor, mask: torch.Tensor, vocab_size: int, special: torch.Tensor) -> LexicalBag:
+def lexical_bag(input_ids: torch.Tensor, mask: torch.Tensor, vocab_size: int, special: torch.Tensor,
+                heading: tuple[torch.Tensor, torch.Tensor] | None = None) -> LexicalBag:
     """The bags of a padded batch of word-piece ids [n, T] (mask 1 = token; ids in `special`,
-    such as [CLS], [SEP] and [UNK], are left out, and no bigram spans them).
+    such as [CLS], [SEP] and [UNK], are left out, and no bigram spans them).  `heading`, the
+    padded (ids, mask) of each row's section heading (models/headings.py), adds its word pieces
+    as features of their own, after the bigrams.
 
     Vectorised (sort, then run lengths) so that it costs the gpu worker next to nothing.
     """
@@ -50,7 +53,12 @@ def lexical_bag(input_ids: torch.Tensor, mask: torch.Tensor, vocab_size: int, sp
     unigrams = torch.where(valid, input_ids + 1, _PAD)
     pairs = valid[:, :-1] & valid[:, 1:]
     hashed = vocab_size + 1 + (input_ids[:, :-1] * 1_000_003 + input_ids[:, 1:]) % BIGRAM_BUCKETS
-    features = torch.cat([unigrams, torch.where(pairs, hashed, _PAD)], dim=1).sort(dim=1).values
+    parts = [unigrams, torch.where(pairs, hashed, _PAD)]
+    if heading is not None:
+        heading_ids, heading_mask = (t.to(input_ids.device) for t in heading)
+        heading_valid = heading_mask.bool() & ~torch.isin(heading_ids, special.to(input_ids.device))
+        parts.append(torch.where(heading_valid, vocab_size + BIGRAM_BUCKETS + 1 + heading_ids, _PAD))
+    features = torch.cat(parts, dim=1).sort(dim=1).values
     starts = torch.ones_like(features, dtype=torch.bool)
     starts[:, 1:] = features[:, 1:] != features[:, :-1]
     group = starts.long().cumsum(1) - 1  # run number of each position, runs in ascending order
@@ -62,9 +70,12 @@ def lexical_bag(input_ids: torch.Tensor, mask: torch.Tensor, vocab_size: int, sp
     return LexicalBag(index[:, :width], count[:, :width])
 
 
-def padded_lexical_bag(ids: list[list[int]], vocab_size: int, special: torch.Tensor, chunk: int = 1024) -> LexicalBag:
+def padded_lexical_bag(ids: list[list[int]], vocab_size: int, special: torch.Tensor,
+                       heading_ids: list[list[int]] | None = None, chunk: int = 1024) -> LexicalBag:
     """`lexical_bag` of many unpadded rows, in chunks (training), padded to one common width."""
-    bags = [lexical_bag(*pad_ids(ids[i : i + chunk], _PAD), vocab_size, special) for i in range(0, len(ids), chunk)]
+    bags = [lexical_bag(*pad_ids(ids[i : i + chunk], _PAD), vocab_size, special,
+                        pad_ids(heading_ids[i : i + chunk], _PAD) if heading_ids is not None else None)
+            for i in range(0, len(ids), chunk)]
     width = max((b.index.shape[1] for b in bags), default=1)
     return LexicalBag(torch.cat([_widen(b.index, width) for b in bags]), torch.cat([_widen(b.count, width) for b in bags]))
 
@@ -76,9 +87,10 @@ def _widen(t: torch.Tensor, width: int) -> torch.Tensor:
 class LexicalLayer(nn.Module):
     """sum_f tfidf(f) * table[f] + bias, with the idf measured on the training segments."""
 
-    def __init__(self, vocab_size: int, n_categories: int) -> None:
+    def __init__(self, vocab_size: int, n_categories: int, headings: bool = False) -> None:
         super().__init__()
-        size = n_lexical_features(vocab_size)
+        self.headings = headings
+        size = n_lexical_features(vocab_size, headings)
         self.table = nn.EmbeddingBag(size, n_categories, mode="sum", padding_idx=_PAD)
         nn.init.zeros_(self.table.weight)
         self.bias = nn.Parameter(torch.zeros(n_categories))

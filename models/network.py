@@ -42,9 +42,10 @@ class Scores:
 
 
 class ClauseNetwork(nn.Module):
-    def __init__(self, n_categories: int, hidden: int, rank: int, router_hidden: int, vocab_size: int) -> None:
+    def __init__(self, n_categories: int, hidden: int, rank: int, router_hidden: int, vocab_size: int,
+                 headings: bool = False) -> None:
         super().__init__()
-        self.router = Router(hidden, N_FEATURES, router_hidden, n_categories, vocab_size)
+        self.router = Router(hidden, N_FEATURES, router_hidden, n_categories, vocab_size, headings)
         self.experts = ExpertBank(n_categories, hidden, rank)
         self.linear = nn.Linear(hidden, n_categories)
         for name in ("expert", "router", "linear", "presence"):

@@ -16,13 +16,14 @@ from models.lexical import LexicalBag, LexicalLayer
 
 
 class Router(nn.Module):
-    def __init__(self, hidden: int, n_features: int, width: int, n_categories: int, vocab_size: int) -> None:
+    def __init__(self, hidden: int, n_features: int, width: int, n_categories: int, vocab_size: int,
+                 headings: bool = False) -> None:
         super().__init__()
         self.norm = nn.LayerNorm(hidden)
         self.mlp = nn.Sequential(
             nn.Linear(hidden + n_features, width), nn.GELU(), nn.Dropout(0.1), nn.Linear(width, n_categories),
         )
-        self.lexical = LexicalLayer(vocab_size, n_categories)
+        self.lexical = LexicalLayer(vocab_size, n_categories, headings)
 
     def forward(self, pooled: torch.Tensor, features: torch.Tensor, bag: LexicalBag) -> tuple[torch.Tensor, torch.Tensor]:
         """(router logits, their lexical part), each [N, C]."""

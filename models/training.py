@@ -50,6 +50,7 @@ from models.features import segment_features
 from models.fitting import (
     ExpertPairs, FitSettings, embedding_logits, fit_experts, fit_lexical, fit_linear, fit_router_mlp, lexical_logits,
 )
+from models.headings import section_headings
 from models.lexical import LexicalBag, LexicalLayer, padded_lexical_bag
 from models.network import ClauseNetwork
 from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability
@@ -85,6 +86,7 @@ class _Rows:
     """The sampled segments of many documents, in one table."""
 
     texts: list[str]
+    headings: list[str]  # the section heading each sits under (models/headings.py)
     features: torch.Tensor
     labels: torch.Tensor  # [n, C] bool
     weights: torch.Tensor  # [n] inverse sampling rates
@@ -128,13 +130,14 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     clock.lap("segment+label")
     backbone = Backbone(chosen, compute_dtype(chosen), config.max_length)
     encoded = cached_encode(cache, backbone, rows.texts, BatchLimits.for_device(chosen), log)
-    bag = padded_lexical_bag(backbone.token_ids(rows.texts), backbone.vocab_size, backbone.special_ids)
+    bag = padded_lexical_bag(backbone.token_ids(rows.texts), backbone.vocab_size, backbone.special_ids,
+                             backbone.token_ids(rows.headings) if config.headings else None)
     clock.lap("backbone")
 
     fit = np.flatnonzero(~rows.calibration)
     held = np.flatnonzero(rows.calibration)
     network = ClauseNetwork(len(config.categories), backbone.hidden, config.rank, config.router_hidden,
-                            backbone.vocab_size)
+                            backbone.vocab_size, config.headings)
     fit_linear(network.linear, encoded.pooled[fit], rows.labels[fit], settings.fit, chosen)
     clock.lap("linear")
     router = network.router
@@ -194,7 +197,7 @@ def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...],
                  rng: np.random.Generator) -> _Rows:
     """Segment, label and sample every document; pick the calibration contracts."""
     calibration_docs = pick_calibration(documents, settings, rng)
-    texts, features, labels, weights, document, calibration = [], [], [], [], [], []
+    texts, headings, features, labels, weights, document, calibration = [], [], [], [], [], [], []
     for number, doc in enumerate(documents):
         segments = doc.segments()
         doc_labels = segment_labels(segments, doc.spans, categories)
@@ -206,6 +209,8 @@ def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...],
             sample = sample_segments(doc_labels, rate, rng)
         doc_features = segment_features(segments)
         texts += [segments[i].text for i in sample.indices]
+        doc_headings = section_headings(segments)
+        headings += [doc_headings[i] for i in sample.indices]
         features.append(doc_features[sample.indices])
         labels.append(torch.from_numpy(doc_labels[sample.indices]))
         weights.append(torch.from_numpy(sample.weights))
@@ -217,7 +222,7 @@ def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...],
         for category, _, _ in doc.spans:
             if category in column:
                 present[number, column[category]] = True
-    return _Rows(texts, torch.cat(features), torch.cat(labels), torch.cat(weights), np.array(document),
+    return _Rows(texts, headings, torch.cat(features), torch.cat(labels), torch.cat(weights), np.array(document),
                  np.array(calibration, dtype=bool), present)
 
 
@@ -232,7 +237,7 @@ def _out_of_fold_lexical_logits(rows: _Rows, bag: LexicalBag, fit: np.ndarray, c
         train_rows, test_rows = fit[fold != k], fit[fold == k]
         if not len(test_rows) or not len(train_rows):
             continue
-        layer = LexicalLayer(vocab_size, len(config.categories))
+        layer = LexicalLayer(vocab_size, len(config.categories), config.headings)
         fit_lexical(layer, bag.rows(train_rows), rows.labels[train_rows], settings.fit, device)
         logits[torch.from_numpy(fold == k)] = lexical_logits(layer, bag.rows(test_rows), device)
     return logits

@@ -24,7 +24,8 @@ from models.experts import ExpertBank  # noqa: E402
 from models.features import segment_features  # noqa: E402
 from models.fitting import FitSettings  # noqa: E402
 from models.inference import ClauseModel, load_clause_model  # noqa: E402
-from models.lexical import lexical_bag  # noqa: E402
+from models.headings import heading_of, section_headings  # noqa: E402
+from models.lexical import BIGRAM_BUCKETS, lexical_bag, n_lexical_features  # noqa: E402
 from models.presence import decision_threshold, presence_score  # noqa: E402
 from models.tail import choose_tail_sizes, kept_segments  # noqa: E402
 from models.training import TrainSettings, train_on_documents  # noqa: E402
@@ -122,7 +123,8 @@ def test_sparse_and_dense_agree_on_experts_both_run(fp32_model: ClauseModel, mon
     dense = model.probabilities([segments], mode="dense")[0]
     ids = model.backbone.token_ids([s.text for s in segments])
     input_ids, mask = pad_ids(ids, model.backbone.pad_id)
-    bag = lexical_bag(input_ids, mask, model.backbone.vocab_size, model.backbone.special_ids)
+    heading = pad_ids(model._heading_ids([segments], [""]), model.backbone.pad_id)
+    bag = lexical_bag(input_ids, mask, model.backbone.vocab_size, model.backbone.special_ids, heading)
     scores = model.network.scores(model.backbone.states(input_ids, mask), mask, segment_features(segments), bag,
                                   "sparse", model.config.top_k)
     ran = scores.ran
@@ -169,25 +171,27 @@ def test_the_cascade_skips_ruled_out_and_repeated_segments_and_changes_no_other(
     model = fp32_model
     _, segments = contract(12)
     end = segments[-1].end
-    extra = [Segment(len(segments), segments[2].text, end + 1, end + 1 + len(segments[2].text), 1),  # a repeat
-             Segment(len(segments) + 1, "12.2 SEVERABILITY; HEADINGS.", end + 200, end + 229, 1)]  # a bare heading
-    segments = segments + extra
+    segments = segments + [Segment(len(segments), segments[2].text, end + 1, end + 1 + len(segments[2].text), 1)]
     monkeypatch.setattr(model, "cascade", False)
     everything = model.probabilities([segments])[0]
     monkeypatch.setattr(model, "cascade", True)
     model.counts.clear()
     cascaded = model.probabilities([segments])[0]
 
-    lexical = model._lexical_logits(model.backbone.token_ids([s.text for s in segments]))
+    lexical = model._lexical_logits(model.backbone.token_ids([s.text for s in segments]),
+                                    model._heading_ids([segments], [""]))
     ruled_out = cascade_scores(lexical, model.network.cascade_offset) < float(model.network.cascade_cutoff)
-    assert ruled_out[-1] and ruled_out.sum() < len(segments) / 2, "a bare heading is ruled out, most clauses are not"
-    assert model.counts == {"segments": len(segments), "repeated": 1, "skipped": int(ruled_out[:-2].sum()) + 1}
-    assert torch.equal(cascaded[-2], cascaded[2]), "a repeat takes its first occurrence's probabilities"
+    ruled_out[-1] = ruled_out[2]  # the repeat is not scored apart
+    assert 0 < ruled_out.sum() < len(segments) / 2, "some segments (bare headings) are ruled out, most clauses not"
+    assert model.counts == {"segments": len(segments), "repeated": 1, "skipped": int(ruled_out[:-1].sum())}
+    assert torch.equal(cascaded[-1], cascaded[2]), "a repeat takes its first occurrence's probabilities"
     kept = ~ruled_out
-    kept[-2] = False
+    kept[-1] = False
     assert torch.allclose(cascaded[kept], everything[kept], atol=1e-4), "encoded segments score as without it"
-    fallback = apply_platt(lexical[ruled_out], model.network.router_scale, model.network.router_bias)
-    assert torch.allclose(cascaded[ruled_out], fallback, atol=1e-5)
+    alone = ruled_out.clone()
+    alone[-1] = False  # the repeat sits under another heading: its own lexical logits differ
+    fallback = apply_platt(lexical[alone], model.network.router_scale, model.network.router_bias)
+    assert torch.allclose(cascaded[alone], fallback, atol=1e-5)
     assert (cascaded[ruled_out].max(1).values < everything[kept].max(1).values.median()).all()
 
 
@@ -206,6 +210,28 @@ def test_the_cascade_cut_off_lets_the_pass_share_of_positives_through() -> None:
     assert (~passing[600:]).float().mean() > 0.5, "most negatives skip the backbone"
     assert offset[2] > 1e3, "a category that is not emitted never lets a segment through"
     assert first_occurrences(["a", "b", "a", "c", "b"]) == [0, 1, 0, 3, 1]
+
+
+def test_each_segment_reads_the_section_heading_it_sits_under() -> None:
+    texts = ["MASTER SUPPLY AGREEMENT", "This Agreement is made between A and B.", "7. NON-SOLICITATION",
+             "Neither party shall hire the other's employees.", "This lasts two years.",
+             "ARTICLE 8 Governing Law. This Agreement is governed by the laws of Ohio.",
+             "8.1 Venue: the courts of Ohio.", "(a) The seller shall deliver the goods."]
+    segments = [Segment(i, t, 100 * i, 100 * i + len(t), 1) for i, t in enumerate(texts)]
+    assert section_headings(segments) == [
+        "MASTER SUPPLY AGREEMENT", "MASTER SUPPLY AGREEMENT", "NON-SOLICITATION", "NON-SOLICITATION",
+        "NON-SOLICITATION", "Governing Law", "Venue", "Venue"]
+    assert heading_of("This Agreement is made between A and B.") is None
+
+
+def test_a_heading_adds_its_word_pieces_as_features_of_their_own() -> None:
+    special = torch.tensor([0, 101, 102])
+    ids, mask = pad_ids([[101, 5, 6, 102]], 0)
+    plain = lexical_bag(ids, mask, 10, special)
+    headed = lexical_bag(ids, mask, 10, special, pad_ids([[101, 5, 7, 102]], 0))
+    extra = sorted(set(headed.index[0].tolist()) - set(plain.index[0].tolist()))
+    assert extra == [10 + BIGRAM_BUCKETS + 1 + 5, 10 + BIGRAM_BUCKETS + 1 + 7], "after the bigrams, never the segment's"
+    assert max(extra) < n_lexical_features(10, headings=True)
 
 
 def test_the_tail_keeps_a_documents_best_segments_under_the_floor() -> None:
@@ -250,7 +276,9 @@ def test_a_document_scored_in_parts_gets_the_findings_it_gets_whole(fp32_model: 
     _, segments = contract(11)
     whole = fp32_model.predict(segments)
     half = len(segments) // 2
-    parts = fp32_model.chunk_probabilities([segments[:half], segments[half:]], [segments[-1].end] * 2)
+    heading_at_half = section_headings(segments[:half])[-1]  # as workers/model_batcher.py passes it
+    parts = fp32_model.chunk_probabilities([segments[:half], segments[half:]], [segments[-1].end] * 2,
+                                           ["", heading_at_half])
     joined = fp32_model.document_findings(segments, torch.cat(parts))
     assert [(f.category, f.start, f.end) for f in joined] == [(f.category, f.start, f.end) for f in whole]
     assert all(abs(a.confidence - b.confidence) < 1e-4 for a, b in zip(joined, whole))

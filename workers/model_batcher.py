@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage
+from models.headings import section_headings
 from pipelines.datamodel import AnalyserSkipped, Finding, Segment
 from pipelines.settings import Settings
 
@@ -35,7 +36,7 @@ CHUNK_SEGMENTS = 512
 
 
 class ChunkedModel(Protocol):
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int]) -> list[Any]: ...
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str]) -> list[Any]: ...
 
     def document_findings(self, segments: list[Segment], probability: Any) -> list[Finding]: ...
 
@@ -53,6 +54,11 @@ class _Document:
     def next_chunk(self) -> list[Segment]:
         start = len(self.parts) * CHUNK_SEGMENTS
         return self.segments[start:start + CHUNK_SEGMENTS]
+
+    def heading(self) -> str:
+        """The section heading in force where the next chunk starts (a feature of its segments)."""
+        start = len(self.parts) * CHUNK_SEGMENTS
+        return section_headings(self.segments[:start])[-1] if start else ""
 
     @property
     def scored(self) -> bool:
@@ -93,7 +99,8 @@ class CrossDocumentBatcher:
                 continue
             self.batch_sizes.append(len(active))
             try:
-                scores = self._model.chunk_probabilities([d.next_chunk() for d in active], [d.end for d in active])
+                scores = self._model.chunk_probabilities([d.next_chunk() for d in active], [d.end for d in active],
+                                                         [d.heading() for d in active])
             except BaseException as error:  # noqa: BLE001 - handed to every waiting task
                 for d in active:
                     _settle(d.result, error=error)

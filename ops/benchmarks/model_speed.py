@@ -122,10 +122,12 @@ def main() -> None:
     texts = [s.text for d in docs for s in d]
     features = torch.cat([segment_features(d) for d in docs]).to(device)
     ids = model.backbone.token_ids(texts)
+    heading_ids = model._heading_ids(docs, [""] * len(docs))
     batches = []
     for rows in length_batches([len(r) for r in ids], model.limits):
         input_ids, mask = (t.to(device) for t in pad_ids([ids[i] for i in rows], model.backbone.pad_id))
-        bag = lexical_bag(input_ids, mask, model.backbone.vocab_size, model.backbone.special_ids)
+        heading = pad_ids([heading_ids[i] for i in rows], model.backbone.pad_id) if heading_ids else None
+        bag = lexical_bag(input_ids, mask, model.backbone.vocab_size, model.backbone.special_ids, heading)
         batches.append((model.backbone.states(input_ids, mask), mask, features[rows], bag))
     for mode in ("sparse", "dense"):
         rates[f"heads {mode}"] = best_rate(
