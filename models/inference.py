@@ -11,8 +11,9 @@ Agreement Date and Effective Date are left to the extractors (models/config.py).
 candidate segment at or above `config.floor` (0.02) is returned, and each category's few best
 segments of the document below it (the ranked tail, models/tail.py), so CUAD's threshold sweep
 has recall; aggregation decides what to show.  Segments the router's lexical term rules out,
-and repeats within a document, skip the backbone (the cascade, models/cascade.py).  Confidences are calibrated probabilities; each
-category's best segment carries the probability that the document contains the category.
+and repeats within a document, skip the backbone (the cascade, models/cascade.py).
+Confidences are calibrated probabilities; each category's best segment carries the
+probability that the document contains the category.
 """
 from __future__ import annotations
 
@@ -119,14 +120,14 @@ class ClauseModel:
         features = (torch.cat([segment_features(segments, end) for segments, end in zip(batch, ends)]) if batch
                     else torch.zeros((0, N_FEATURES)))
         ids = self.backbone.token_ids(texts)
-        heading_ids = self._heading_ids(batch, headings or [""] * len(batch))
+        heading_ids = self.heading_ids(batch, headings or [""] * len(batch))
         out = torch.zeros((len(texts), len(self.config.categories)))
         first = self._first_occurrences(batch) if self.cascade else list(range(len(texts)))
         encode = [i for i, f in enumerate(first) if f == i]
         skipped: list[int] = []
         if self.cascade and mode == "sparse" and encode:
-            lexical = self._lexical_logits([ids[i] for i in encode],
-                                           [heading_ids[i] for i in encode] if heading_ids else None)
+            lexical = self.lexical_logits([ids[i] for i in encode],
+                                          [heading_ids[i] for i in encode] if heading_ids else None)
             worth = cascade_scores(lexical, self.network.cascade_offset.cpu()) >= float(self.network.cascade_cutoff)
             skipped = [i for i, w in zip(encode, worth.tolist()) if not w]
             out[skipped] = apply_platt(lexical[~worth], self.network.router_scale.cpu(), self.network.router_bias.cpu())
@@ -153,7 +154,7 @@ class ClauseModel:
             first += [start + i for i in first_occurrences([s.text for s in segments])]
         return first
 
-    def _heading_ids(self, batch: list[list[Segment]], leads: list[str]) -> list[list[int]] | None:
+    def heading_ids(self, batch: list[list[Segment]], leads: list[str]) -> list[list[int]] | None:
         """Word-piece ids of each segment's section heading, when the lexical term reads them;
         `leads` are the headings in force before each document (part) starts."""
         if not self.network.router.lexical.headings:
@@ -162,7 +163,7 @@ class ClauseModel:
                                         for h in section_headings(segments, lead)])
 
     @torch.inference_mode()
-    def _lexical_logits(self, ids: list[list[int]], heading_ids: list[list[int]] | None = None) -> torch.Tensor:
+    def lexical_logits(self, ids: list[list[int]], heading_ids: list[list[int]] | None = None) -> torch.Tensor:
         """The router's lexical logits [n, C] (CPU) from word-piece ids alone: no backbone."""
         lexical = self.network.router.lexical
         parts = []

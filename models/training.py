@@ -261,7 +261,8 @@ def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor,
 def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
                k: int, config: ModelConfig, device: torch.device) -> tuple[float, float]:
     """Fit the Platt calibrations, the presence decision, the ranked tail's sizes and the
-    cascade's cut-off on the calibration segments; returns routing recall@k and the presence threshold moved to 0.5."""
+    cascade's cut-off on the calibration segments; returns routing recall@k and the presence
+    threshold moved to 0.5."""
     router, refined, linear, ran = _held_out_logits(network, encoded, rows, bag, held, k, device)
     labels, weights = rows.labels[held], rows.weights[held]
     network.expert_scale[:], network.expert_bias[:] = fit_per_category(refined, labels, weights, ran)

@@ -123,7 +123,7 @@ def test_sparse_and_dense_agree_on_experts_both_run(fp32_model: ClauseModel, mon
     dense = model.probabilities([segments], mode="dense")[0]
     ids = model.backbone.token_ids([s.text for s in segments])
     input_ids, mask = pad_ids(ids, model.backbone.pad_id)
-    heading = pad_ids(model._heading_ids([segments], [""]), model.backbone.pad_id)
+    heading = pad_ids(model.heading_ids([segments], [""]), model.backbone.pad_id)
     bag = lexical_bag(input_ids, mask, model.backbone.vocab_size, model.backbone.special_ids, heading)
     scores = model.network.scores(model.backbone.states(input_ids, mask), mask, segment_features(segments), bag,
                                   "sparse", model.config.top_k)
@@ -178,8 +178,8 @@ def test_the_cascade_skips_ruled_out_and_repeated_segments_and_changes_no_other(
     model.counts.clear()
     cascaded = model.probabilities([segments])[0]
 
-    lexical = model._lexical_logits(model.backbone.token_ids([s.text for s in segments]),
-                                    model._heading_ids([segments], [""]))
+    lexical = model.lexical_logits(model.backbone.token_ids([s.text for s in segments]),
+                                   model.heading_ids([segments], [""]))
     ruled_out = cascade_scores(lexical, model.network.cascade_offset) < float(model.network.cascade_cutoff)
     ruled_out[-1] = ruled_out[2]  # the repeat is not scored apart
     assert 0 < ruled_out.sum() < len(segments) / 2, "some segments (bare headings) are ruled out, most clauses not"

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage
-from models.headings import section_headings
+from models.headings import heading_of
 from pipelines.datamodel import AnalyserSkipped, Finding, Segment
 from pipelines.settings import Settings
 
@@ -56,9 +56,10 @@ class _Document:
         return self.segments[start:start + CHUNK_SEGMENTS]
 
     def heading(self) -> str:
-        """The section heading in force where the next chunk starts (a feature of its segments)."""
+        """The section heading in force where the next chunk starts (a feature of its segments):
+        the last one before it."""
         start = len(self.parts) * CHUNK_SEGMENTS
-        return section_headings(self.segments[:start])[-1] if start else ""
+        return next((h for s in reversed(self.segments[:start]) if (h := heading_of(s.text))), "")
 
     @property
     def scored(self) -> bool:

@@ -46,8 +46,8 @@ def fit(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument])
     lexical, labels = [], []
     for doc in documents:
         segments = doc.segments()
-        lexical.append(model._lexical_logits(model.backbone.token_ids([s.text for s in segments]),
-                                             model._heading_ids([segments], [""])))
+        lexical.append(model.lexical_logits(model.backbone.token_ids([s.text for s in segments]),
+                                            model.heading_ids([segments], [""])))
         labels.append(torch.from_numpy(segment_labels(segments, doc.spans, c.categories)))
     lexical_all, labels_all = torch.cat(lexical), torch.cat(labels)
     offset, cutoff = fit_cascade(lexical_all, labels_all, emitted)

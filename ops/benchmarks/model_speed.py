@@ -122,7 +122,7 @@ def main() -> None:
     texts = [s.text for d in docs for s in d]
     features = torch.cat([segment_features(d) for d in docs]).to(device)
     ids = model.backbone.token_ids(texts)
-    heading_ids = model._heading_ids(docs, [""] * len(docs))
+    heading_ids = model.heading_ids(docs, [""] * len(docs))
     batches = []
     for rows in length_batches([len(r) for r in ids], model.limits):
         input_ids, mask = (t.to(device) for t in pad_ids([ids[i] for i in rows], model.backbone.pad_id))
