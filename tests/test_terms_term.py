@@ -142,3 +142,41 @@ def test_in_force_for_so_long_as_a_condition_holds_is_open_ended():
     _, terms = _terms(PREAMBLE + "12. This Agreement shall become effective as of the Effective Date and shall continue "
                       "to be in full force and effect for so long as both parties remain shareholders of the Company.")
     assert terms["Expiration Date"].value == "until terminated"
+
+
+def test_a_period_written_as_two_dates_is_the_term():
+    _, terms = _terms(PREAMBLE + "TERM OF EXECUTION From January 30, 2012 until July 29, 2012\n\n"
+                      "PAYMENT The carrier invoices monthly.")
+    assert terms["Expiration Date"].value == "2012-07-29"
+    _, terms = _terms(PREAMBLE + "The Joint Venture is a fixed term Joint Venture beginning November 27, 2018 and "
+                      "ending November 30th, 2019 or as otherwise provided in this Agreement.")
+    assert terms["Expiration Date"].value == "2019-11-30"
+
+
+def test_a_period_of_an_obligation_is_not_the_term():
+    _, terms = _terms(PREAMBLE + "During the Term of this Agreement, Premier shall purchase a minimum of 500 Units for "
+                      "the twelve-month period commencing July 1, 2018 and ending June 30, 2019.")
+    assert "Expiration Date" not in terms
+
+
+def test_a_clause_number_glued_to_its_first_word_and_an_entire_term():
+    _, terms = _terms(PREAMBLE + "ARTICLE NINE EFFECTIVENESS\n\n9.1This Agreement shall become effective on the date "
+                      "hereof and have a term of five (5) years commencing as of the effective date hereof.")
+    assert terms["Initial Term"].value == "P5Y"
+    _, terms = _terms(PREAMBLE + "Hydron agrees that this Agreement shall continue for the entire four (4) year term "
+                      "unless earlier terminated pursuant to Section 8 of this Agreement.")
+    assert terms["Initial Term"].value == "P4Y"
+    assert terms["Expiration Date"].value == "2024-03-01"
+
+
+def test_contract_years_and_a_termination_that_takes_effect_are_told_apart():
+    _, terms = _terms(PREAMBLE + "6. Termination of this Agreement shall be effective thirty (30) days from the date of "
+                      "receipt of such notice.\n\n7. This Agreement shall commence on the Effective Date and shall "
+                      "continue for ten (10) Contract Years, unless terminated in accordance with Section 6.")
+    assert terms["Initial Term"].value == "P10Y"
+
+
+def test_an_amendment_that_extends_the_term_to_a_date():
+    _, terms = _terms(PREAMBLE + "2. The Term of the Agreement is hereby extended to January 20, 2012 unless sooner "
+                      "terminated as provided for in the Agreement.")
+    assert terms["Expiration Date"].value == "2012-01-20"

@@ -180,7 +180,7 @@ _WORDS = rf"(?:(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*)"
 
 DURATION_RE = re.compile(
     rf"\b(?:(?P<words>{_WORDS})\s*(?:\(\s*(?P<paren>\d+)\s*\)\s*)?|(?P<digits>\d+)\s*)"
-    r"(?:calendar\s+|full\s+|consecutive\s+|business\s+)?"
+    r"(?:calendar\s+|full\s+|consecutive\s+|business\s+|contract\s+)?"
     r"(?P<unit>years?|months?|weeks?|days?)\b",
     re.IGNORECASE,
 )

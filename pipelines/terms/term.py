@@ -33,7 +33,7 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"(?:^|\n)\s*(?:(?:Section|Article)\s+)?(?:\d+(?:\.\d+)*\.?\s*)?(?:\(?[a-z]\)\s*)?"
         r"(?:(?:Initial\s+)?Term(?:\s+of\s+(?:the\s+|this\s+)?Agreement)?|TERM|Duration|DURATION)(?:\s*(?:;|and|AND|&)\s*\w+)?\s*[.:\n]|"
-        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+(?:(?:the\s+)?validity\s+of\s+)?this\s+"
+        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+(?:(?:the\s+)?validity\s+of\s+)?(?:this|the)\s+"
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
         r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
@@ -42,7 +42,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"\(\s*(?:the\s+|such\s+period,?\s+)?[\"“](?:Initial\s+)?Term[\"”]\s*\)",  # "... expire on May 1, 2006 (the "Term")"
         re.IGNORECASE),
     re.compile(
-        r"(?:\b(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract|joint\s+venture|arrangement|engagement)|"
+        r"(?:(?<![a-z])(?<!termination\sof\s)(?<!expiration\sof\s)(?:this|the)\s+(?:\w+\s+){0,3}?"
+        r"(?:agreement|contract|joint\s+venture|arrangement|engagement)|"
         # an employment contract's term: "Your employment shall commence ... and shall continue until ..."
         r"\b(?:your|his|her|the\s+\w+['’]s)\s+(?:employment|appointment))\b"
         r"(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
@@ -51,6 +52,16 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE),
     re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b"
                r"(?!\s+(?:responsible|liable|bound|obligated|subject)\b)", re.IGNORECASE),
+    # A period written as two dates, in a sentence that opens on the contract or a period: "TERM OF
+    # EXECUTION From January 30, 2012 until July 29, 2012", "a fixed term Joint Venture beginning
+    # November 27, 2018 and ending November 30th, 2019"; not "During the Term,
+    # Premier shall purchase ... for the twelve-month period commencing July 1, 2018 and ending ...".
+    re.compile(
+        r"^\W*(?:(?!during\b|for\b)[\w“”\"'()]+\s+){0,6}?"
+        r"(?:term|period|duration|valid\w*|agreement|contract|venture|project|engagement)\b[^.;$]{0,120}?"
+        r"\b(?:from|commenc\w*|beginning|starting)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?[^.;$]{4,40}?\d{4}\s*,?\s+"
+        r"(?:and\s+)?(?:to|until|till|through|thru|ending|concluding|expiring)\s+(?:on\s+)?(?:the\s+)?[^.;$]{4,30}?\d{4}\b",
+        re.IGNORECASE),
 )
 # "on the third anniversary of the Effective Date": a term of three years.  Also "the fifth (5t h)
 # anniversary" as text layers split the ordinal, "the third anniversary date of this Agreement".
@@ -88,7 +99,7 @@ _OTHER_DEFINITION_RE = re.compile(
     r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A duration that is the term's length: "for a period of", "an initial term of", "... from the Effective Date".
 _LENGTH_BEFORE_RE = re.compile(
-    r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further)\s+)?"
+    r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further|entire|full|whole)\s+)?"
     r"(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$",
     re.IGNORECASE,
 )
