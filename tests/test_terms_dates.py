@@ -484,3 +484,30 @@ def test_an_event_defined_effective_date_in_the_preamble_beats_a_later_instrumen
         "Life Co. and Eider Capital Corp.\n\nRECITALS\n\nA. The parties have entered into a Selling Agreement, "
         "effective as of December 1, 2004, under which Eider sells Razorbill annuities.")
     assert terms["Effective Date"].value == NOT_STATED
+
+
+def test_a_closing_clause_glued_to_its_number_dates_the_contract():
+    _, terms = _terms("COOPERATION AGREEMENT\n\nParty A: Wren Media Co., Ltd.\nParty B: Finch Online Ltd.\n\n"
+                      "1. Cooperation. Party A shall upload the channel.\n\n14.6This Agreement is dated April 29, 2010.")
+    assert terms["Agreement Date"].value == "2010-04-29"
+
+
+def test_dates_in_the_recitals_are_other_instruments():
+    _, terms = _terms(
+        "ENDORSEMENT AGREEMENT\n\nWHEREAS, Plover Group, Inc. (the \"Company\") and the Trustees of the Lark Family "
+        "Trust (the \"Trust\") are parties to loans represented by a Demand Note, dated December 5, 1995, between the "
+        "Company and the Trust; and\n\nWHEREAS, the parties wish to end the arrangement;\n\nNOW, THEREFORE, the "
+        "parties agree as follows:\n\n1. Release. The Company releases the Trust.\n\nIN WITNESS WHEREOF, the parties "
+        "hereto have executed this Agreement as of this 4th day of April, 2003.")
+    assert terms["Agreement Date"].value == "2003-04-04"
+
+
+def test_a_preamble_dated_as_of_its_defined_effective_date():
+    _, terms = _terms(
+        "MANUFACTURING AND SUPPLY AGREEMENT\n\nThis Manufacturing and Supply Agreement (this \"Agreement\") is "
+        "entered into as of the Effective Date (as defined below) by and between Tern Surgical, Inc. and Kite Labs, "
+        "S.A.\n\n" + "Kite Labs shall manufacture the products to the specifications. " * 60 +
+        "\n\n1. Definitions. \"Effective Date\" shall mean December 5, 2014.")
+    assert terms["Effective Date"].value == "2014-12-05"
+    assert terms["Agreement Date"].value == "2014-12-05"
+    assert terms["Agreement Date"].detail["how"] == "effective-date"

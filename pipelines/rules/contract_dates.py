@@ -113,7 +113,7 @@ _TAKES_EFFECT_ON_SIGNING_RE = re.compile(
 )
 # "This Agreement is dated April 29, 2010", wherever the contract says it.
 SELF_DATED_RE = re.compile(
-    r"\bthis\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
+    r"(?<![a-z])this\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
     r"(?:on\s+|as\s+of\s+)?(?:the\s+)?", re.IGNORECASE)
 # A clause that only refers back to an effective date defined elsewhere.
 _REFERS_TO_EFFECTIVE_DATE_RE = re.compile(r"(?:the\s+)?(?:Effective|Commencement)\s+Date\b", re.IGNORECASE)
@@ -160,7 +160,20 @@ def _own_date_candidates(text: str, mentions: list[DateMention], signed: list[Da
     blanks = [b for b in blank_dates(text, min(len(text), LATE_PREAMBLE_CHARS))
               if not any(m.start < b.end and b.start < m.end for m in dates)]
     return [m for m in sorted(dates + blanks, key=lambda m: m.start)
-            if not OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start)]
+            if not OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start) and not _in_recitals(text, m.start)]
+
+
+# The recitals run from a "WHEREAS" to the operative words ("NOW, THEREFORE", "agree as follows").
+_RECITAL_RE = re.compile(r"\bWHEREAS\b|\bWhereas\b")
+_OPERATIVE_RE = re.compile(r"\bNOW,?\s+THEREFORE\b|\bagree\s+as\s+follows\b|\bIN\s+WITNESS\b", re.IGNORECASE)
+RECITAL_REACH_CHARS = 3000
+
+
+def _in_recitals(text: str, at: int) -> bool:
+    """Whether `at` falls in the recitals, whose dates are other instruments' ("WHEREAS, ... a
+    Demand Note, dated December 5, 1995"), never the contract's own."""
+    recitals = [m.end() for m in _RECITAL_RE.finditer(text, max(0, at - RECITAL_REACH_CHARS), at)]
+    return bool(recitals) and not _OPERATIVE_RE.search(text, recitals[-1], at)
 
 
 def agreement_date_mention(text: str, mentions: list[DateMention],
@@ -180,14 +193,17 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
     for mention in candidates:
         if STRICT_PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
             return mention, "late-preamble"
-    head = [m for m in candidates if m.start < HEAD_CHARS and m.iso]
-    if head:
-        return head[0], "first-date"
+    # A clause that dates the contract in so many words outranks the first page's first date,
+    # which may be another instrument's: "This Agreement is dated April 29, 2010", "IN WITNESS
+    # WHEREOF, the parties have executed this Agreement as of this 4th day of April, 2003".
     for _, dated in _self_dated(text):
         return dated, "dated-clause"
     witness = _witness_date(text)
     if witness is not None:
         return witness, "witness-clause"
+    head = [m for m in candidates if m.start < HEAD_CHARS and m.iso]
+    if head:
+        return head[0], "first-date"
     if signed:
         return signed[0], "signature"
     return None

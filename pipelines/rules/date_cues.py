@@ -40,7 +40,7 @@ TITLE_BEFORE_RE = re.compile(r"\b(?:AGREEMENT|CONTRACT)\b[^a-z\n]{0,10}\n?\s*$")
 # executed between the Parties on ...", "the Development Agreement between BKC and X dated ...".
 OTHER_INSTRUMENT_RE = re.compile(
     r"\b(?:WHEREAS|that\s+certain|previously|pursuant\s+to|depositors?|holders?)\b[^.]{0,100}$|"
-    r"\b(?i:a|an|the)\s+(?:[\w-]+\s+){0,5}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
+    r"\b(?i:a|an|the)\s+(?:[\w-]+\s+){0,7}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
     r"(?:(?:by\s+and\s+)?(?:between|among)\s+[^.;()]{3,100}?)?"
     r"(?:dated|effective|entered\s+into)\b[^.]{0,20}$|"
     r"[“\"](?!(?:Effective|Commencement|Execution)\s+Date)[^”\"]{1,60}[”\"]\s+(?:means|shall\s+mean|the\s+agreement)\b[^.;]{0,160}$")

@@ -13,7 +13,7 @@ as of" in the preamble).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipelines.datamodel import Segment
 from pipelines.rules.contract_dates import (
@@ -21,6 +21,7 @@ from pipelines.rules.contract_dates import (
 )
 from pipelines.rules.date_cues import blank_dates, is_full, signature_dates
 from pipelines.rules.dates import DateMention, find_written_dates
+from pipelines.terms.display import parse_iso_date
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
@@ -78,6 +79,9 @@ _FROM_ITS_OWN_DATE_RE = re.compile(
 _DEFINES_EFFECTIVE_DATE_RE = re.compile(
     r"[\"“”(]\s*(?:the\s+)?(?:Effective|EFFECTIVE)\s+(?:Date|DATE)\s*[\"“”),]|"
     r"\b(?:Effective|EFFECTIVE)\s+(?:Date|DATE)\s+(?:and|AND|&)\s+(?:Term|TERM)\b")
+# A preamble dated by its own definition: "is entered into as of the Effective Date (as defined below)".
+_AS_OF_EFFECTIVE_DATE_RE = re.compile(
+    r"\b(?:entered\s+into|made|dated|executed)(?:\s+and\s+\w+)?\s+(?:as\s+of|on)\s+the\s+Effective\s+Date\b", re.IGNORECASE)
 # The preamble's "made effective" / "made and effective": the contract takes effect when made.
 _MADE_EFFECTIVE_RE = re.compile(r"\bmade\s+(?:and\s+)?effective\b", re.IGNORECASE)
 
@@ -100,6 +104,9 @@ def read_dates(text: str, segments: list[Segment]) -> list[TermValue]:
     signed = signature_dates(text)
     agreement = _agreement_date(text, mentions, signed)
     effective = _effective_date(text, mentions, agreement, signed)
+    if agreement is None and effective is not None and parse_iso_date(effective.value) is not None and \
+            _AS_OF_EFFECTIVE_DATE_RE.search(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS)):
+        agreement = replace(effective, how="effective-date")
     found = []
     if agreement is not None:
         found.append(_term_value(AGREEMENT, agreement))
