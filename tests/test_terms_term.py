@@ -180,3 +180,31 @@ def test_an_amendment_that_extends_the_term_to_a_date():
     _, terms = _terms(PREAMBLE + "2. The Term of the Agreement is hereby extended to January 20, 2012 unless sooner "
                       "terminated as provided for in the Agreement.")
     assert terms["Expiration Date"].value == "2012-01-20"
+
+
+def test_renewal_for_terms_of_the_same_duration_takes_the_initial_term():
+    _, terms = _terms(PREAMBLE + "7.1 Term. This Agreement shall be for a period of five (5) years commencing upon the "
+                      "Effective Date.\n\n7.2 Upon the expiry of the Initial Term this Agreement shall automatically "
+                      "renew for successive terms of the same duration, unless either party gives notice not less than "
+                      "ninety (90) days prior to the expiration of the Initial Term.")
+    assert terms["Renewal Term"].value == "P5Y"
+    assert terms[NOTICE].value == "P90D"
+
+
+def test_indefinitely_after_an_initial_term_until_terminated_renews_for_good():
+    _, terms = _terms(PREAMBLE + "11.1 This agreement begins on the Commencement Date and shall continue for an initial "
+                      "term of one (1) years (Initial Term) and indefinitely after that until terminated by either "
+                      "party giving at least twelve (12) months' prior written notice.")
+    assert terms["Renewal Term"].value == "perpetual"
+    _, terms = _terms(PREAMBLE + "4.1. Term. This Agreement will become effective as of the date first written above "
+                      "and will continue in effect thereafter until terminated pursuant to Paragraph 4.2 below.")
+    assert "Renewal Term" not in terms
+
+
+def test_an_option_to_continue_and_a_text_layers_one_in_parentheses():
+    _, terms = _terms(PREAMBLE + "When this Agreement expires, you will have the option to continue the franchise "
+                      "relationship with us for two (2) additional terms of ten (10) years each.")
+    assert terms["Renewal Term"].value == "P10Y"
+    _, terms = _terms(PREAMBLE + "This Agreement shall automatically renew beyond the Initial Term for successive one (I) "
+                      "year terms, unless a Party provides notice at least 180 days prior to the expiration.")
+    assert terms["Renewal Term"].value == "P1Y"

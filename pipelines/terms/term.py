@@ -156,7 +156,7 @@ _RENEWAL_RE = re.compile(
     r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
     r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:up\s+to\s+)?(?:an?\s+)?(?:additional|further|successive|"
     r"subsequent|like|one|two|three|four|five|\d)|\b(?-i:evergreen)\b|\bthereafter\b[^.;]{0,60}\buntil\s+terminated|\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
-    r"\bauto-renew|\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
+    r"\bauto-renew|\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend|continue)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
     # "extended automatically", "renewed tacitly every year", "automatic annual renewals", "a renewable one-year term"
     r"\b(?:renew|extend|prolong)(?:ed|s)?\s+(?:\w+\s+){0,2}?(?:automatically|tacitly)\b|"
     r"\bautomatic\s+(?:\w+\s+){0,3}?(?:renewals?|extensions?)\b|\btacit(?:ly)?\s+renew|\brenewable\s+(?:\w+[\s-]+){0,2}?(?:term|period)|"
@@ -164,6 +164,21 @@ _RENEWAL_RE = re.compile(
     r"\b(?:continue|remain|effective|renew\w*|extend\w*)\b[^.;]{0,80}?\b(?:year[\s-]+to[\s-]+year|month[\s-]+to[\s-]+month)\b",
     re.IGNORECASE,
 )
+# A renewal that carries the term on until a party ends it: "and indefinitely after that until
+# terminated", "thereafter until terminated" after a period, so perpetual even where the term
+# clause was not read; its sentence's lengths are the initial term's.
+_CONTINUES_UNTIL_TERMINATED_RE = re.compile(r"(?:thereafter|indefinitely)\b", re.IGNORECASE)
+# What such a renewal follows in its sentence: a length or the end of a period ("an initial term of
+# one (1) years (Initial Term) and indefinitely after that", "until the end of the fifteenth (15th)
+# Contract Year, and ... thereafter"), not the start alone ("effective as of the date first
+# written above and will continue in effect thereafter").
+_AFTER_A_PERIOD_RE = re.compile(r"\b(?:initial|original|first)\s+(?:term|period)\b|\bend\s+of\b|\b(?:years?|months?)\b",
+                                re.IGNORECASE)
+# "automatically renew for successive terms of the same duration", "for a like term".
+_SAME_LENGTH_RE = re.compile(
+    r"\b(?:(?:terms?|periods?)\s+of\s+(?:the\s+)?(?:same|equal|like)\s+(?:duration|length)|like\s+(?:term|period)s?\b|"
+    r"(?:term|period)s?\s+equal\s+(?:in\s+(?:duration|length)\s+)?to\s+the\s+(?:initial|original)\s+term)",
+    re.IGNORECASE)
 _AUTOMATIC_RE = re.compile(
     r"\bautomatic(?:ally)?\b|\btacit(?:ly)?\b|\bauto-renew|\bevergreen\b|\bunless\s+(?:either|a|one)\s+party\b|"
     r"\bunless\s+(?:\w+\s+){0,6}?notice\b", re.IGNORECASE)
@@ -260,7 +275,7 @@ def read_term(text: str, segments: list[Segment], start: TermValue | None,
     if clause is not None:
         found += _term_values(text, clause, start, dated)
     fixed_term = clause is not None and (clause.length is not None or clause.end_date is not None)
-    renewal = _renewal_term(text, segments, fixed_term)
+    renewal = _renewal_term(text, segments, fixed_term, clause.length if clause is not None else None)
     if renewal is not None:
         found.append(renewal)
     notice = _renewal_notice(text, segments, BEFORE_END_RE)
@@ -444,9 +459,11 @@ def _term_start(clause: _TermClause | None, start: TermValue | None) -> tuple[st
     return start.value, Quote(first.start, first.end, "start date")
 
 
-def _renewal_term(text: str, segments: list[Segment], fixed_term: bool) -> TermValue | None:
+def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
+                  initial: Duration | None = None) -> TermValue | None:
     """The first renewal clause that says for how long the contract renews; after a fixed term,
-    "thereafter until terminated" renews it for good, which CUAD calls perpetual."""
+    "thereafter until terminated" renews it for good, which CUAD calls perpetual, and "for
+    successive terms of the same duration" renews it for the `initial` term's length."""
     for segment in segments:
         m = _RENEWAL_RE.search(segment.text)
         if not m or NOT_RENEWAL_RE.search(segment.text, max(0, m.start() - CUE_CHARS), m.end()) or \
@@ -454,9 +471,17 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool) -> TermV
             continue
         start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
         clause = text[start:end]
-        length = (_renewal_length(text, segment.start + m.start(), end)
-                  or _renewal_length(text, max(start, segment.start + m.start() - CUE_CHARS), end))
-        if length is None and fixed_term and _UNTIL_TERMINATED_RE.search(text, segment.start + m.start(), end):
+        continues = bool(_CONTINUES_UNTIL_TERMINATED_RE.match(m.group())) and (
+            fixed_term or _AFTER_A_PERIOD_RE.search(text, start, segment.start + m.start()) is not None)
+        if continues:  # only a renewal's own wording ("month to month"), never the initial term's length
+            worded = _WORDED_LENGTH_RE.search(text, segment.start + m.start(), end)
+            length = _worded_duration(worded) if worded else None
+        else:
+            length = (_renewal_length(text, segment.start + m.start(), end)
+                      or _renewal_length(text, max(start, segment.start + m.start() - CUE_CHARS), end))
+        if initial is not None and _SAME_LENGTH_RE.search(text, segment.start + m.start(), end):
+            length = replace(initial, start=segment.start + m.start(), end=segment.start + m.end())
+        if length is None and (fixed_term or continues) and _UNTIL_TERMINATED_RE.search(text, segment.start + m.start(), end):
             return TermValue(RENEWAL, "perpetual", 0.6, (Quote(start, end, "renewal clause"),),
                              {"text": " ".join(clause.split()), "successive": False, "automatic": True})
         if length is None:
