@@ -208,3 +208,21 @@ def test_an_option_to_continue_and_a_text_layers_one_in_parentheses():
     _, terms = _terms(PREAMBLE + "This Agreement shall automatically renew beyond the Initial Term for successive one (I) "
                       "year terms, unless a Party provides notice at least 180 days prior to the expiration.")
     assert terms["Renewal Term"].value == "P1Y"
+
+
+def test_a_renewal_stopped_within_days_before_the_end_without_the_word_notice():
+    _, terms = _terms(PREAMBLE + "Upon expiration of the Initial Term, this Agreement shall automatically renew for "
+                      "consecutive one (1) year periods, unless terminated by Reseller within sixty (60) days prior to "
+                      "the expiration of the Initial Term or any renewal term.")
+    assert terms[NOTICE].value == "P60D"
+    _, terms = _terms(PREAMBLE + "This Agreement shall be automatically renewed for successive three (3) year terms "
+                      "unless either Party provides written notice of non-renewal no later than ninety (90) days prior "
+                      "the end of the Initial Term.")
+    assert terms[NOTICE].value == "P90D"
+
+
+def test_a_period_before_the_end_that_is_no_notice():
+    _, terms = _terms(PREAMBLE + "The term of this Agreement is two (2) years. For a period of ninety (90) days prior to "
+                      "the expiration of the Term (unless the Agreement is terminated by Wade), Naked shall have the "
+                      "exclusive right to negotiate an extension.")
+    assert NOTICE not in terms

@@ -24,7 +24,7 @@ _RENEWAL_RE = re.compile(
 NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
 _NOTICE_RE = re.compile(r"\bnotice\b", re.IGNORECASE)
 BEFORE_END_RE = re.compile(
-    r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
+    r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|prior\s+(?=the\s)|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
     r"from\s+the\s+end)",
     re.IGNORECASE,
 )

@@ -237,6 +237,9 @@ _RENEWAL_BY_ELECTION_RE = re.compile(
     r"\bexercis\w+\s+(?:this|such|the|its|said|each\s+such)\s+option\b|\bof\s+(?:its|his|her|their|your)\s+election\b|"
     r"\bextending\s+party\b|\bmay\s+(?:\w+\s+){0,2}?(?:renew|extend)\b|\bmay\s+be\s+(?:renewed|extended)\b",
     re.IGNORECASE)
+# A renewal stopped without the word notice: "unless terminated by Reseller within sixty (60) days prior to ...".
+_UNLESS_ENDED_RE = re.compile(r"\bunless\s+(?:sooner\s+|earlier\s+)?terminated\b|\bnon-?renew|\bnot\s+to\s+(?:renew|extend)\b",
+                              re.IGNORECASE)
 # What stops a renewal: "unless either party gives notice", "notice of its intention not to renew".
 _STOPS_RENEWAL_RE = re.compile(
     r"\bunless\b|\bnot\s+(?:to\s+|be\s+)?(?:renew|extend)|\bnon-?renew|\bterminat\w*|\bcancel\w*|"
@@ -528,8 +531,10 @@ def _renewal_notice(text: str, segments: list[Segment], follows: re.Pattern[str]
         about_renewal = _RENEWAL_CONTEXT_RE.search(segment.text) or (
             previous is not None and segment.start - previous.end <= 2 and not _ARTICLE_HEADING_RE.match(segment.text)
             and _RENEWAL_CONTEXT_RE.search(previous.text))
-        if not (_NOTICE_RE.search(segment.text) and about_renewal) or _INSURANCE_RE.search(segment.text) or \
-                _elects_renewal(segment.text):
+        # "unless terminated by Reseller within sixty (60) days prior to the expiration" gives notice
+        # without the word: a length before the end that stops the renewal.
+        notified = _NOTICE_RE.search(segment.text) or (follows is BEFORE_END_RE and _UNLESS_ENDED_RE.search(segment.text))
+        if not (notified and about_renewal) or _INSURANCE_RE.search(segment.text) or _elects_renewal(segment.text):
             continue
         for duration in find_durations(text, segment.start, segment.end):
             after = text[duration.end:min(segment.end, duration.end + 80)]
