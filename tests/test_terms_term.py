@@ -226,3 +226,16 @@ def test_a_period_before_the_end_that_is_no_notice():
                       "the expiration of the Term (unless the Agreement is terminated by Wade), Naked shall have the "
                       "exclusive right to negotiate an extension.")
     assert NOTICE not in terms
+
+
+def test_a_stated_end_date_outranks_one_computed_from_the_length():
+    _, terms = _terms(PREAMBLE + "9. Term. This Agreement shall have an Initial Term of three (3) years.\n\n"
+                      "9.2 The Term shall commence on July 23, 2013 and shall expire on July 22, 2016, unless otherwise "
+                      "terminated earlier pursuant to Section 9 of this Agreement.")
+    assert terms["Initial Term"].value == "P3Y"
+    assert terms["Expiration Date"].value == "2016-07-22"
+
+
+def test_in_effect_until_the_end_of_a_year():
+    _, terms = _terms(PREAMBLE + "This agreement will be in effect until the end of 2006 and will be evaluated at that time.")
+    assert terms["Expiration Date"].value == "2006-12-31"

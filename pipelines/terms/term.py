@@ -10,6 +10,7 @@ the term clause and the start date as quotes, and `computed_from`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from pipelines.datamodel import PAGE_SEPARATOR, Segment
@@ -126,6 +127,9 @@ _END_CUE_RE = re.compile(
     r"\b(?:earlier|later)\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$",
     re.IGNORECASE,
 )
+# "shall be in effect until the end of 2006": the year's last day.
+_YEAR_END_RE = re.compile(r"\buntil\s+the\s+end\s+of\s+(?:(?:the\s+)?(?:calendar\s+)?year\s+)?(?P<year>(?:19|20)\d{2})\b",
+                          re.IGNORECASE)
 _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
@@ -318,7 +322,23 @@ def _continues(text: str, previous: Segment, segment: Segment) -> bool:
 
 def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
     """The first sentence of the strongest kind that gives a length, an end, or says the term is
-    open-ended: a heading "Term" outranks "this Agreement shall remain in effect" elsewhere."""
+    open-ended: a heading "Term" outranks "this Agreement shall remain in effect" elsewhere.
+
+    A length without an end date takes the end date another term sentence states ("This
+    Agreement shall have an Initial Term of three (3) years." ... "The Term shall commence on
+    July 23, 2013 and shall expire on July 22, 2016"): the date the contract writes outranks one
+    computed from a start it may not date the same way."""
+    clauses = _term_clauses(text, segments)
+    clause = next(clauses, None)
+    if clause is not None and clause.length is not None and clause.end_date is None:
+        stated = next((c for c in clauses if c.end_date is not None), None)
+        if stated is not None:
+            return replace(clause, end_date=stated.end_date)
+    return clause
+
+
+def _term_clauses(text: str, segments: list[Segment]) -> Iterator[_TermClause]:
+    """Every sentence that states the term, strongest kind first."""
     for pattern in _TERM_CLAUSES:
         for segment in segments:
             if _OTHER_DEFINITION_RE.match(segment.text):
@@ -330,8 +350,7 @@ def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
                     # initial term of three (3) years": the headed clause is the whole paragraph.
                     clause = _read_clause(text, clause.start, _paragraph_end(text, clause.start))
                 if _states_term(clause):
-                    return clause
-    return None
+                    yield clause
 
 
 def _states_term(clause: _TermClause) -> bool:
@@ -365,6 +384,8 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
     Date"), not a tail after it ("and for two years after termination") or a notice period."""
     dated = [m for m in find_written_dates(text, start, end) if m.iso and len(m.iso) == 10]
     end_date = next((m for m in dated if _END_CUE_RE.search(text, max(start, m.start - 25), m.start)), None)
+    if end_date is None and (year_end := _YEAR_END_RE.search(text, start, end)) is not None:
+        end_date = DateMention(year_end.start("year"), year_end.end(), year_end.group("year"), f"{year_end.group('year')}-12-31")
     start_date = next((m for m in dated if m is not end_date and
                        _START_CUE_RE.search(text, max(start, m.start - 30), m.start)), None)
     length = None
