@@ -8,6 +8,7 @@ from celery import Celery
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pipelines.cli.console import console
+from pipelines.cli.stopping import raise_if_stopped
 from pipelines.datamodel import BatchStatus, DocumentStatus
 from pipelines.settings import Settings
 
@@ -37,6 +38,7 @@ def _show_progress(settings: Settings, batch_id: str, total: int, embedded_worke
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task(f"batch {batch_id}", total=total, detail="")
         while True:
+            raise_if_stopped()  # a Ctrl-C or SIGTERM whose interrupt a garbage-collection callback swallowed
             try:
                 with session_scope(settings.effective_database_url, write=False) as session:
                     counts = repository.batch_progress(session, batch_id)
