@@ -131,7 +131,8 @@ ROLE_TERMS: tuple[tuple[re.Pattern[str], ContractType], ...] = tuple(
 # An NDA's own vocabulary, counted over the whole of a short contract: every contract has a
 # confidentiality clause, so only where these outnumber every role is the contract about them.
 NDA_TERMS_RE = re.compile(
-    r"\bConfidential\s+Information\b|\b(?:Disclosing|Receiving)\s+Party\b|\bRecipient\b"
+    r"\bConfidential\s+Information\b|\b(?:Disclosing|Receiving)\s+Party\b|\bRecipient\b|"
+    r"\bEvaluation\s+Material\b|\bProprietary\s+Information\b"  # a letter NDA's own words
 )
 NDA_MIN_MENTIONS = 8
 WHITESPACE_RE = re.compile(r"\s+")

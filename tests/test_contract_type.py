@@ -148,3 +148,12 @@ def test_an_unknown_document_is_other_and_unsure():
     text = "MEMORANDUM\n\nThe parties met on May 1 and discussed the weather and the harvest.\n"
     decision = classify_contract(text)
     assert decision == TypeDecision(T.OTHER, 0.3, "no title or role names a contract type", None)
+
+
+def test_a_letter_about_evaluation_material_is_an_nda():
+    sentence = ("You shall use the Evaluation Material solely to evaluate the Transaction and keep the "
+                "Evaluation Material confidential.")
+    text = "Dear Ms. Roe:\n\nIn connection with a possible transaction, " + " ".join([sentence] * 4) + "\n\nVery truly yours,\n"
+    decision = classify_contract(text)
+    assert decision.type == T.NDA
+    assert decision.evidence == 'confidentiality terms ("Evaluation Material" first) 8 times in a short contract'

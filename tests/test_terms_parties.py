@@ -283,3 +283,16 @@ def test_a_country_defined_in_a_party_description_is_not_a_party():
             "(hereinafter referred to as Party B), existing under the laws of the State of Delaware in the "
             'United States of America ("USA").\n\n3. Each of the Parties hereby represents')
     assert [p["name"] for p in _parties(text)] == ["Baoding Works Co., Ltd.", "Valence Cells, Inc."]
+
+
+def test_a_letter_ndas_defined_transaction_is_not_a_short_name():
+    parties = _parties(
+        "Larkspur Analytics, Inc.\n100 Main Street\nBoston, MA 02110\n\nMarch 3, 2021\n\nCopperline Capital "
+        "Partners LLC\n9 Elm Street\nNew York, NY 10001\n\nLadies and Gentlemen:\n\nIn connection with your "
+        "consideration of a possible negotiated transaction (the \"Transaction\") with Larkspur Analytics, Inc. "
+        "(the \"Company\"), you have requested information concerning the Company.\n\n1. You shall keep the "
+        "Evaluation Material confidential.\n\nVery truly yours,\n\nLARKSPUR ANALYTICS, INC.\n\nBy: /s/ John Roe\n"
+        "Name: John Roe\nTitle: Chief Executive Officer\n\nAccepted and agreed as of the date first written above:"
+        "\n\nCOPPERLINE CAPITAL PARTNERS LLC\n\nBy: /s/ Jane Doe\nName: Jane Doe\nTitle: Managing Partner\n")
+    assert [p["name"] for p in parties] == ["Larkspur Analytics, Inc.", "COPPERLINE CAPITAL PARTNERS LLC"]
+    assert parties[0]["short_names"] == ["Company"]

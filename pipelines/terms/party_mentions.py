@@ -100,7 +100,8 @@ _BARE_SHORT_RE = re.compile(r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){
 _NOT_A_PARTY_RE = re.compile(
     r"(?i)\b(?:agreement|contract|amendment|addendum|date|part(?:y(?!\s+[A-H]\b)|ies)|term|territory|products?|services?|"
     r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
-    r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?)\b"
+    r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?|"
+    r"transactions?|purpose|information|material|representatives?|discussions?|proposals?)\b"
     r"|^(?-i:U\.?S\.?(?:A\.?)?|PRC|U\.?K\.?|E\.?U\.?)$"  # a country: 'United States of America ("USA")'
 )
 # Inside a definition, what introduces a combined short name ("and together with Seller, "Arizona"").
