@@ -239,3 +239,14 @@ def test_a_stated_end_date_outranks_one_computed_from_the_length():
 def test_in_effect_until_the_end_of_a_year():
     _, terms = _terms(PREAMBLE + "This agreement will be in effect until the end of 2006 and will be evaluated at that time.")
     assert terms["Expiration Date"].value == "2006-12-31"
+
+
+def test_a_warrantys_extension_is_no_renewal_and_a_numeral_in_parentheses_continues_the_sentence():
+    _, terms = _terms(
+        PREAMBLE + "5. Warranty. The reseller shall offer end-users the option to purchase extended warranty coverage "
+        "for an additional twenty-four (24) months.\n\n11.1 TERM. This Agreement shall continue in full force and "
+        "effect for an initial period of five (5) years. Thereafter, this Agreement shall automatically renew for "
+        "subsequent one\n         (1) year periods unless either party provides the other party with written notification at "
+        "least thirty (30) days prior to the expiration of the initial term.")
+    assert terms["Renewal Term"].value == "P1Y"
+    assert terms[NOTICE].value == "P30D"

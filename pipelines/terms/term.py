@@ -82,6 +82,8 @@ _ORDINAL_YEARS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, 
                   "eighth": 8, "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}
 # The end of a sentence: a full stop before a capital, a clause number or "(b)".
 _PARAGRAPH_END_RE = re.compile(r"\n\s*\n|\n\s*(?:\d+(?:\.\d+)+|\([a-z]\))\s")
+# "(1) year periods ...": the numeral of "one (1) year" the segmenter took for a list item.
+_NUMERAL_IN_PARENTHESES_RE = re.compile(r"\(\d{1,3}\)\s*[a-z]")
 # A segment that ends a sentence: closing punctuation, maybe inside quotes or brackets.
 _CLOSED_RE = re.compile(r"[.;:!?][\"'”’)\]]*\s*$")
 _SENTENCE_END_RE = re.compile(r"(?<![A-Z])\.\s+(?=[A-Z]|\(?[a-z0-9]{1,3}[.)]\s|\d+(?:\.\d+)+\s)")
@@ -229,6 +231,9 @@ _RENEWAL_CONTEXT_RE = re.compile(
 )
 # A sentence that opens a new article ("8. TERMINATION 8.1 ..."): it does not carry on the one before.
 _ARTICLE_HEADING_RE = re.compile(r"\W*(?:(?:Section|Article)\s+)?\d+\.?\s+[A-Z][A-Z&,;\s]{3,}\b(?=\s)")
+# What renews or extends that is not the contract: "the option to purchase extended warranty
+# coverage for an additional twenty-four (24) months", an insurance policy's renewal.
+_WARRANTY_OR_INSURANCE_RE = re.compile(r"\bwarrant(?:y|ies)\b|\binsurance\b|\bcoverage\b|\bpolic(?:y|ies)\b", re.IGNORECASE)
 # An insurance policy's renewal ("thirty days' notice of any cancellation or non-renewal of the
 # policy"), not the contract's.
 _INSURANCE_RE = re.compile(r"\binsur(?:ance|er|ers|ed)\b|\bpolic(?:y|ies)\b|\bcoverages?\b", re.IGNORECASE)
@@ -300,7 +305,8 @@ def _rejoin_broken_sentences(text: str, segments: list[Segment]) -> list[Segment
 
     A segment that stops without closing punctuation, followed by one that opens in lower
     case ("... extended automatically for a period of 12" / "months, each such extension
-    ..."), is one sentence: read apart, the renewal loses its length and the notice its
+    ...") or with a numeral in parentheses ("... renew for subsequent one" / "(1) year periods
+    unless ..."), is one sentence: read apart, the renewal loses its length and the notice its
     context."""
     joined: list[Segment] = []
     for segment in segments:
@@ -316,8 +322,9 @@ def _continues(text: str, previous: Segment, segment: Segment) -> bool:
     """Whether `segment` carries on the sentence `previous` left open, across a line or a page
     break with nothing but white space (or the page separator) between them."""
     between = text[previous.end:segment.start].replace(PAGE_SEPARATOR, "")
+    opening = segment.text.lstrip()
     return (not between.strip() and not _CLOSED_RE.search(previous.text)
-            and segment.text.lstrip()[:1].islower())
+            and (opening[:1].islower() or _NUMERAL_IN_PARENTHESES_RE.match(opening) is not None))
 
 
 def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
@@ -495,6 +502,8 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
             continue
         start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
         clause = text[start:end]
+        if _WARRANTY_OR_INSURANCE_RE.search(clause):
+            continue
         continues = bool(_CONTINUES_UNTIL_TERMINATED_RE.match(m.group())) and (
             fixed_term or _AFTER_A_PERIOD_RE.search(text, start, segment.start + m.start()) is not None)
         if continues:  # only a renewal's own wording ("month to month"), never the initial term's length
