@@ -58,6 +58,10 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
     ("Cap On Liability", "Ruritania Widgets Ltd. By: ________ Name: A. Person Title: Director", "not a cap"),
     ("Most Favored Nation", "The Vendor shall invoice the Buyer at the end of each month.",
      "no comparison with others' terms"),
+    ("Most Favored Nation", ("Each Party shall deliver at an on time performance level of no less than ninety percent "
+      "(90%) of the scheduled delivery time."), "no comparison with others' terms"),
+    ("Most Favored Nation", ("Different prices may apply to any Products acquired for any other purpose."),
+     "no comparison with others' terms"),
     ("Renewal Term", "The Licensee has an option to renew this Agreement for one further year.",
      "a renewal option, not automatic"),
     ("Renewal Term", "The parties may extend the term for another two years on written notice.",
@@ -145,6 +149,9 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
       "developed under this Agreement.")),
     ("Most Favored Nation", ("The prices charged to the Buyer shall be no less favourable than those charged to "
       "any other customer buying similar volumes.")),
+    ("Most Favored Nation", ("If the Vendor must allocate the Products, the Distributor shall be treated no less "
+      "favorably than any other distributor.")),
+    ("Most Favored Nation", "The Supplier shall offer the Buyer the most favorable leasing scheme it offers anyone."),
     ("Renewal Term", ("This Agreement renews automatically for successive one-year terms unless either party "
       "objects.")),
     ("Renewal Term", "The term shall be renewed for additional periods of one year each."),

@@ -144,11 +144,18 @@ _SIGNATURE = re.compile(r"\bIN\s+WITNESS\s+WHEREOF\b|\b(?:By|Name|Title)\s*:|_{4
 
 # --- most favoured nation -----------------------------------------------------------------
 
-# Terms compared with those given to others: "no less favourable", "lowest price", "any third
-# party", "similarly situated".  An MFN clause is that comparison.
+# Terms compared with those given to others: "no less favourable terms", "the lowest price",
+# "treated no less favorably than any other distributor".  An MFN clause is that comparison of
+# what a party gets (prices, terms, rates, royalties, treatment); a comparison of anything else
+# ("no less than ninety percent (90%) of the scheduled delivery time", "lower than the initial
+# budget") is not one.
+_COMPARED = (r"(?:(?:more|less|no\s+less|not\s+less|at\s+least\s+as|as)\s+favou?rabl\w*|favou?rabl\w*\s+than|lowest|"
+             r"(?:lower|better|greater|higher|less)\s+than|best|equivalent\s+to|same\b[^.;]{0,60}?\bas|exceed\w*)")
+_TERMS_GIVEN = (r"(?:pric\w*|terms?|rates?|fees?|conditions|royalt\w*|discounts?|charges?|compensation|benefits?|"
+                r"treat\w*|limits?|allocat\w*)")
 _COMPARISON = re.compile(
-    r"favou?r|\blowest\b|\blower\b|\bless\b|\bbetter\b|\bgreater\b|\bMFN\b|\bthird[\s-]part|\bany\s+other\b|"
-    r"\bsimilarly\s+situated\b|\bequivalent\b",
+    rf"\bmost\s+favou?r\w*|\bMFN\b|\b{_COMPARED}\b[^.;]{{0,120}}?\b{_TERMS_GIVEN}\b|"
+    rf"\b{_TERMS_GIVEN}\b[^.;]{{0,120}}?\b{_COMPARED}\b",
     re.IGNORECASE,
 )
 
