@@ -58,6 +58,11 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
     ("Cap On Liability", "Ruritania Widgets Ltd. By: ________ Name: A. Person Title: Director", "not a cap"),
     ("Most Favored Nation", "The Vendor shall invoice the Buyer at the end of each month.",
      "no comparison with others' terms"),
+    ("Exclusivity", "15.3 Information of exclusive access for Senders and Third parties:", "a lead-in"),
+    ("Exclusivity", ("The sole and exclusive place of jurisdiction in any matter arising out of this Agreement "
+      "will be the courts of Ruritania."), "no exclusivity stated"),
+    ("Exclusivity", "All orders shall be exclusively governed by the terms and conditions of this Agreement.",
+     "no exclusivity stated"),
     ("Most Favored Nation", ("Each Party shall deliver at an on time performance level of no less than ninety percent "
       "(90%) of the scheduled delivery time."), "no comparison with others' terms"),
     ("Most Favored Nation", ("Different prices may apply to any Products acquired for any other purpose."),

@@ -194,7 +194,8 @@ def quote_problem(category: str, text: str) -> str | None:
     finding's note: "a recital", "a definition", "a heading or contents line", "a negated
     grant", "retention, not assignment", "a transfer denied, not an assignment", "a limitation
     of actions", "not a cap", "no comparison with others' terms", "a renewal option, not
-    automatic", "no automatic renewal stated", "employees, not customers", "no law named".
+    automatic", "no automatic renewal stated", "employees, not customers", "no law named", "a
+    lead-in".
     """
     return _CATEGORY_CHECKS.get(category, _no_problem)(text) or _form_problem(text)
 
@@ -208,6 +209,8 @@ def _form_problem(text: str) -> str | None:
         return "a definition"
     if is_heading(text):
         return "a heading or contents line"
+    if text.rstrip().endswith(":") and not _VERB.search(text):
+        return "a lead-in"  # "15.3 Information of exclusive access for Senders and Third parties:"
     return None
 
 
@@ -365,10 +368,10 @@ _INSOLVENCY = re.compile(
 # side's option, cost or responsibility.
 _NOT_DEALING = re.compile(
     r"\b(?:sole|exclusive)(?:\s+and\s+(?:sole|exclusive|absolute))?\s+(?:option|discretion|election|costs?|"
-    r"expenses?|risk|responsibility|remed(?:y|ies)|liability|judg(?:e)?ment|jurisdiction|venue|forum|fault|benefit|"
+    r"expenses?|risk|responsibility|remed(?:y|ies)|liability|judg(?:e)?ment|jurisdiction|venue|forum|fault|benefit|place|"
     r"property|owner(?:ship)?)\b|"
     r"\b(?:solely|exclusively)\s+(?:responsible|liable|as\s+(?:necessary|required|needed)|for\s+(?:the\s+)?"
-    r"(?:purposes?|benefit)|to\s+the\s+extent)\b|\bexclusive\s+of\b",
+    r"(?:purposes?|benefit)|to\s+the\s+extent|governed)\b|\bexclusive\s+of\b",
     re.IGNORECASE)
 _EXCLUSIVE = re.compile(
     r"\bexclusiv|\bsole(?:ly)?\b|\bonly\b|\bother\s+than\b|\b(?:any|no)\s+(?:other|third)|\bcompet|"
