@@ -231,12 +231,12 @@ _RENEWAL_CONTEXT_RE = re.compile(
 )
 # A sentence that opens a new article ("8. TERMINATION 8.1 ..."): it does not carry on the one before.
 _ARTICLE_HEADING_RE = re.compile(r"\W*(?:(?:Section|Article)\s+)?\d+\.?\s+[A-Z][A-Z&,;\s]{3,}\b(?=\s)")
-# What renews or extends that is not the contract: "the option to purchase extended warranty
-# coverage for an additional twenty-four (24) months", an insurance policy's renewal.
-_WARRANTY_OR_INSURANCE_RE = re.compile(r"\bwarrant(?:y|ies)\b|\binsurance\b|\bcoverage\b|\bpolic(?:y|ies)\b", re.IGNORECASE)
 # An insurance policy's renewal ("thirty days' notice of any cancellation or non-renewal of the
 # policy"), not the contract's.
 _INSURANCE_RE = re.compile(r"\binsur(?:ance|er|ers|ed)\b|\bpolic(?:y|ies)\b|\bcoverages?\b", re.IGNORECASE)
+# What else renews or extends that is not the contract: "the option to purchase extended
+# warranty coverage for an additional twenty-four (24) months".
+_WARRANTY_RE = re.compile(r"\bwarrant(?:y|ies)\b", re.IGNORECASE)
 # A notice that exercises an option to renew ("may exercise each such renewal option by giving
 # written notice", "wishes to extend the Term ... shall provide notice"): CUAD's notice period
 # is the one that stops a renewal, so an election to renew has none.
@@ -502,7 +502,7 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
             continue
         start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
         clause = text[start:end]
-        if _WARRANTY_OR_INSURANCE_RE.search(clause):
+        if _WARRANTY_RE.search(clause) or _INSURANCE_RE.search(clause):
             continue
         continues = bool(_CONTINUES_UNTIL_TERMINATED_RE.match(m.group())) and (
             fixed_term or _AFTER_A_PERIOD_RE.search(text, start, segment.start + m.start()) is not None)
