@@ -48,3 +48,18 @@ def test_a_shells_ignored_ctrl_c_stays_ignored(own_handlers) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     stopping.stop_on_sigterm()
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped interrupt, as intended
+def test_a_swallowed_sigterm_is_sent_again_to_the_handler_that_owns_it_now(own_handlers) -> None:
+    stopping.stop_on_sigterm()
+    victim = _SignalsWhileCollected(signal.SIGTERM)
+    del victim
+    received = []
+    signal.signal(signal.SIGTERM, lambda signum, _frame: received.append(signum))  # as a Celery worker takes over
+    stopping.resend_if_stopped()
+    for _ in range(10_000):  # the handler runs between bytecodes
+        pass
+    assert received == [signal.SIGTERM]
+    stopping.resend_if_stopped()  # sent once: nothing pending any more
+    assert received == [signal.SIGTERM]

@@ -10,10 +10,12 @@ same stop as Ctrl-C.  Commands that own their signals (a Celery worker, the sche
 An interrupt raised while the interpreter runs a garbage-collection callback (SQLAlchemy's
 `_collection_gced`, say) is printed as "Exception ignored" and dropped, so the audit would
 carry on to the end.  The handler therefore also remembers the signal, and the loops a command
-waits in call `raise_if_stopped()`, which raises it again.
+waits in call `raise_if_stopped()`, which raises it again; the scheduler, whose Celery worker
+takes the signals over, has it sent again once that worker is ready (`resend_if_stopped()`).
 """
 from __future__ import annotations
 
+import os
 import signal
 from types import FrameType
 
@@ -47,6 +49,17 @@ def raise_if_stopped() -> None:
     if _pending is not None:
         stop, _pending = _pending, None
         raise stop
+
+
+def resend_if_stopped() -> None:
+    """Send a remembered stop again, to whichever handler owns the signal by now: the scheduler's
+    Celery worker installs its own once started, and a SIGTERM swallowed before that would
+    otherwise leave it running."""
+    global _pending
+    if _pending is not None:
+        sig = signal.SIGTERM if isinstance(_pending, Terminated) else signal.SIGINT
+        _pending = None
+        os.kill(os.getpid(), sig)
 
 
 def exit_code(stop: KeyboardInterrupt) -> int:
