@@ -250,3 +250,45 @@ def test_a_warrantys_extension_is_no_renewal_and_a_numeral_in_parentheses_contin
         "least thirty (30) days prior to the expiration of the initial term.")
     assert terms["Renewal Term"].value == "P1Y"
     assert terms[NOTICE].value == "P30D"
+
+
+def test_until_the_end_of_the_current_calendar_year_ends_the_start_years_december():
+    _, terms = _terms(PREAMBLE + "Effective Date and Term. This agreement shall begin upon the date hereof and shall "
+                      "remain in effect until the end of the current calendar year and shall be automatically renewed "
+                      "for successive one (1) year periods.")
+    assert terms["Expiration Date"].value == "2020-12-31"
+    assert terms["Expiration Date"].detail["computed_from"]["start"] == "2020-03-01"
+
+
+def test_a_term_counted_in_contract_years_and_a_clause_number_in_its_subject():
+    _, terms = _terms(PREAMBLE + "10.1 Term. The term of this Agreement will commence on the date hereof and will end "
+                      "automatically upon the end of Year 3.")
+    assert terms["Initial Term"].value == "P3Y"
+    assert terms["Expiration Date"].value == "2023-03-01"
+    _, terms = _terms(PREAMBLE + "11.1 This agreement begins on March 1, 2020 and, subject to clause 11.2, shall continue "
+                      "for an initial term of two (2) years.")
+    assert terms["Expiration Date"].value == "2022-03-01"
+
+
+def test_the_last_day_of_a_month_is_a_date():
+    _, terms = _terms(PREAMBLE + "The term of this Agreement shall commence on March 1, 2020 and shall expire on the last "
+                      "day of February, 2023.")
+    assert terms["Expiration Date"].value == "2023-02-28"
+
+
+def test_a_term_that_ends_on_written_notice_or_runs_on_unless_terminated_is_open_ended():
+    _, terms = _terms(PREAMBLE + "4. Duration and Termination. The term of this Agreement shall commence on the Effective "
+                      "Date and shall end on the 60th day following a written notice from one party to the other of its "
+                      "decision to terminate this Agreement.")
+    assert terms["Expiration Date"].value == "until terminated"
+    _, terms = _terms(PREAMBLE + "6. Duration. This Agreement shall become effective as of the day and year first above "
+                      "written and shall govern the relations between the parties hereto thereafter, unless terminated "
+                      "as set forth in this Section 6.")
+    assert terms["Initial Term"].value == "until terminated"
+
+
+def test_a_termination_on_an_authoritys_objection_is_no_open_term():
+    _, terms = _terms(PREAMBLE + "In the event that the Parties make a filing under Section 3.8, this Agreement shall "
+                      "terminate at the election of either Party, immediately upon notice to the other Party, in the "
+                      "event that a Governmental Authority obtains a preliminary injunction.")
+    assert "Expiration Date" not in terms

@@ -7,6 +7,7 @@ logic that decides which date is which.
 """
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -276,6 +277,13 @@ LOOSE_DATE_RE = re.compile(
 )
 
 
+# "the last day of February, 2023", "the last day in June 2010": the month's last calendar day.
+LAST_DAY_OF_MONTH_RE = re.compile(
+    rf"\b(?:the\s+)?last\s+(?:calendar\s+)?day\s+(?:of|in)\s+(?:the\s+month\s+of\s+)?(?P<month>{_MONTH})\.?\s*,?\s*(?P<year>{_YEAR})\b",
+    re.IGNORECASE,
+)
+
+
 def year_from_words(words: str) -> int | None:
     """'two thousand and five' -> 2005, 'nineteen ninety-eight' -> 1998; None if not a year."""
     words = words.lower()
@@ -302,8 +310,9 @@ def _loose_mention(text: str, m: re.Match[str]) -> DateMention | None:
 
 def find_written_dates(text: str, start: int = 0, end: int | None = None) -> list[DateMention]:
     """Every date in text[start:end] as `find_dates` reads them, plus those written in words
-    ("the first day of March, two thousand and five") or with stray punctuation ("as of1 August
-    2019", "16 day of August. 2012"), which contracts and their text layers also produce."""
+    ("the first day of March, two thousand and five", "the last day of February, 2023") or with
+    stray punctuation ("as of1 August 2019", "16 day of August. 2012"), which contracts and their
+    text layers also produce."""
     end = len(text) if end is None else end
     found = find_dates(text, start, end)
     for window_start, window_end in _month_windows(text, start, end):
@@ -312,6 +321,10 @@ def find_written_dates(text: str, start: int = 0, end: int | None = None) -> lis
             iso = _iso(year, _month_number(m.group("month")), _day_number(m.group("day"))) if year else None
             if iso:
                 found.append(DateMention(m.start(), m.end(), m.group(), iso))
+        for m in LAST_DAY_OF_MONTH_RE.finditer(text, window_start, window_end):
+            year, month = int(m.group("year")), _month_number(m.group("month"))
+            day = calendar.monthrange(year, month)[1]
+            found.append(DateMention(m.start(), m.end(), m.group(), _iso(year, month, day)))
         for m in LOOSE_DATE_RE.finditer(text, window_start, window_end):
             if m.start() > 0 and text[m.start() - 1].isdigit():
                 continue

@@ -47,7 +47,7 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:agreement|contract|joint\s+venture|arrangement|engagement)|"
         # an employment contract's term: "Your employment shall commence ... and shall continue until ..."
         r"\b(?:your|his|her|the\s+\w+['’]s)\s+(?:employment|appointment))\b"
-        r"(?:\s*\([^)]{0,40}\))?[^.;]{0,80}?"
+        r"(?:\s*\([^)]{0,40}\))?(?:[^.;]|\.(?=\d)){0,80}?"
         r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
         r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect))\b",
         re.IGNORECASE),
@@ -132,6 +132,17 @@ _END_CUE_RE = re.compile(
 # "shall be in effect until the end of 2006": the year's last day.
 _YEAR_END_RE = re.compile(r"\buntil\s+the\s+end\s+of\s+(?:(?:the\s+)?(?:calendar\s+)?year\s+)?(?P<year>(?:19|20)\d{2})\b",
                           re.IGNORECASE)
+# "shall remain in effect until the end of the current calendar year": the start's year's last day.
+_CURRENT_YEAR_END_RE = re.compile(
+    r"\buntil\s+the\s+end\s+of\s+the\s+(?:then[\s-]+)?current\s+(?:calendar\s+)?year\b", re.IGNORECASE)
+# "will end automatically upon the end of Year 3", "until the end of the fifth Contract Year": a
+# term counted in the contract's years, as long as that many years from its start.
+_CONTRACT_YEAR_END_RE = re.compile(
+    r"\b(?:until|upon|at|on|through|with)\s+(?:the\s+)?(?:end|expiration|expiry|close)\s+of\s+(?:the\s+)?"
+    r"(?:(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d{1,2}(?:st|nd|rd|th))\s+"
+    r"(?:(?:Contract|Agreement|License|Licence|Lease|Term)\s+)?Year|"
+    r"(?:(?:Contract|Agreement)\s+)?Year\s+(?P<number>\d{1,2}|one|two|three|four|five|seven|ten))\b",
+    re.IGNORECASE)
 _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
@@ -149,6 +160,13 @@ _UNTIL_TERMINATED_RE = re.compile(
     r"such\s+time\s+as\s+(?:it\s+is\s+)?terminated|(?:the\s+)?(?:expiration\s+or\s+(?:earlier\s+)?)?termination\b(?!\s+date)|"
     r"this\s+agreement\s+is\s+terminated)|"
     r"\b(?:end|expire|terminate)s?\s+(?:only\s+)?(?:when|upon|if)\s+(?:it\s+is\s+)?terminated\b|"
+    # "shall end on the 60th day following a written notice from one party", "shall terminate (a)
+    # at the option of any party, upon 90 days' advance written notice"
+    # at will: a written notice, not "immediately upon notice ... in the event that" an authority objects
+    r"\b(?:shall|will)\s+(?:end|expire|terminate)\b[^.;]{0,60}?\b(?:upon|following|after)\s+(?:(?:the\s+)?receipt\s+of\s+)?"
+    r"(?:a\s+|the\s+|(?:at\s+least\s+)?[\w()]+\s+(?:\(\d+\)\s+)?(?:days?|months?)['’]?\s+)?(?:(?:prior|advance)\s+)*written\s+notice\b|"
+    # "shall become effective as of the day first above written and shall govern ... thereafter, unless terminated"
+    r"\bthereafter,?\s+unless\s+(?:sooner\s+|earlier\s+)?terminated\b|"
     # "shall continue in force until the earlier of (i) ... and (ii) the delivery of notice of termination"
     r"\bcontinue\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?\s+until\s+the\s+(?:earlier|first)\b"
     r"[^.]{0,400}?\bnotice\s+of\s+termination\b|"
@@ -272,6 +290,7 @@ class _TermClause:
     open_ended: str | None
     end_date: DateMention | None
     start_date: DateMention | None
+    ends_with_start_year: bool = False  # "until the end of the current calendar year"
 
 
 def read_term(text: str, segments: list[Segment], start: TermValue | None,
@@ -361,7 +380,7 @@ def _term_clauses(text: str, segments: list[Segment]) -> Iterator[_TermClause]:
 
 
 def _states_term(clause: _TermClause) -> bool:
-    return bool(clause.length or clause.open_ended or clause.end_date)
+    return bool(clause.length or clause.open_ended or clause.end_date or clause.ends_with_start_year)
 
 
 def _paragraph_end(text: str, start: int) -> int:
@@ -408,7 +427,8 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
             length = duration
             break
     if length is None:
-        length = _anniversary(text, start, end)
+        length = _anniversary(text, start, end) or _contract_years(text, start, end)
+    ends_with_start_year = end_date is None and _CURRENT_YEAR_END_RE.search(text, start, end) is not None
     open_ended = None
     # "shall continue in perpetuity following termination" is what survives, not the term.
     if not _SURVIVAL_RE.search(text, start, end):
@@ -416,7 +436,7 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
             open_ended = "perpetual"
         elif _UNTIL_TERMINATED_RE.search(text, start, end):
             open_ended = "until terminated"
-    return _TermClause(start, end, length, open_ended, end_date, start_date)
+    return _TermClause(start, end, length, open_ended, end_date, start_date, ends_with_start_year)
 
 
 def _anniversary(text: str, start: int, end: int) -> Duration | None:
@@ -429,6 +449,20 @@ def _anniversary(text: str, start: int, end: int) -> Duration | None:
         count = m.group("count").lower()
         years = _COUNT_YEARS.get(count) or int(count)
     else:
+        years = _ORDINAL_YEARS.get(ordinal) or int(re.match(r"\d+", ordinal).group())
+    return Duration(m.start(), m.end(), years, "years")
+
+
+def _contract_years(text: str, start: int, end: int) -> Duration | None:
+    """'until the end of the third Contract Year', 'upon the end of Year 3' as three years."""
+    m = _CONTRACT_YEAR_END_RE.search(text, start, end)
+    if m is None:
+        return None
+    if m.group("number"):
+        count = m.group("number").lower()
+        years = _COUNT_YEARS.get(count) or int(count)
+    else:
+        ordinal = m.group("ordinal").lower()
         years = _ORDINAL_YEARS.get(ordinal) or int(re.match(r"\d+", ordinal).group())
     return Duration(m.start(), m.end(), years, "years")
 
@@ -448,6 +482,8 @@ def _term_values(text: str, clause: _TermClause, start: TermValue | None,
         values.append(TermValue(EXPIRATION, clause.end_date.iso or NOT_STATED, 0.85,
                                 (term_quote, Quote(clause.end_date.start, clause.end_date.end, "end date")),
                                 {"text": clause.end_date.text}))
+    elif clause.ends_with_start_year:
+        values.append(_end_of_start_year(clause, term_quote, start))
     elif clause.length is not None:
         values.append(_computed_expiration(text, clause, clause.length, term_quote, start, dated))
     elif clause.open_ended:
@@ -478,6 +514,16 @@ def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_
     value = add_duration(start_iso, length.amount, length.unit)
     return TermValue(EXPIRATION, value, 0.7, (term_quote, start_quote),
                      {"computed_from": {"start": start_iso, "term": term}})
+
+
+def _end_of_start_year(clause: _TermClause, term_quote: Quote, start: TermValue | None) -> TermValue:
+    """December 31 of the year the term starts, for a term that runs to the end of "the current
+    calendar year"."""
+    start_iso, start_quote = _term_start(clause, start)
+    if start_iso is None or len(start_iso) != 10:
+        return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), {"computed_from": {"start": None}})
+    return TermValue(EXPIRATION, f"{start_iso[:4]}-12-31", 0.7, (term_quote, start_quote),
+                     {"computed_from": {"start": start_iso, "until": "the end of that calendar year"}})
 
 
 def _term_start(clause: _TermClause | None, start: TermValue | None) -> tuple[str | None, Quote | None]:
