@@ -4,8 +4,11 @@ Every sentence here is synthetic, written for these tests.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from pipelines.aggregate import aggregate_document
 from pipelines.datamodel import Finding
 from pipelines.playbook import load_playbook
 from pipelines.playbook.checks import SET_ASIDE, run_checks
@@ -197,6 +200,21 @@ def test_a_risky_issue_comes_from_the_most_confident_quote_that_states_it(defaul
     risky = [i for i in issues if i.kind == "risky"]
     assert [i.finding.text for i in risky] == [covenant.text]
     assert negation.note == f"rule-7; {SET_ASIDE}a negated grant"
+
+
+def test_an_unverified_risky_clause_is_a_question_for_review_not_an_issue(default):
+    unsure = finding("Non-Compete", "The Agent shall not act for any competitor of the Principal in the Region.",
+                     confidence=0.6, start=900)
+    assessment = aggregate_document([unsure], default, 3)
+    assert [i.finding.category for i in assessment.issues if i.kind == "risky"] == []
+    (item,) = [r for r in assessment.review if r.finding.category == "Non-Compete"]
+    severity = next(r.severity for r in default.risky if r.category == "Non-Compete")
+    assert item.reason == ("Is this Non-Compete? The machine is unsure (0.60; reported as present). "
+                           f"If it is, the playbook raises a {severity} issue.")
+    without = aggregate_document([], default, 3)  # it still ranks the contract within its level
+    assert assessment.risk_level == without.risk_level and assessment.risk_score > without.risk_score
+    confident = aggregate_document([replace(unsure, confidence=0.8)], default, 3)
+    assert [i.finding.category for i in confident.issues if i.kind == "risky"] == ["Non-Compete"]
 
 
 def test_a_quote_that_fails_raises_nothing(default):

@@ -15,7 +15,8 @@ class Thresholds:
     """Confidence cut-offs.
 
     `present`: a category counts as found from this confidence on (required/risky/value checks).
-    `review_below`: findings under it go to human review.  `floor`: candidates under it are
+    `review_below`: findings under it go to human review; an issue sets the contract's level,
+    and a risky clause's issue is stated in the report, only from it on (verified).  `floor`: candidates under it are
     noise; they only reach predictions.jsonl, where the CUAD metric sweeps every threshold.
     """
 
