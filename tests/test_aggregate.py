@@ -229,3 +229,17 @@ def test_a_playbook_names_only_known_contract_types():
            "    except_types: [amendment, lease]\n")
     with pytest.raises(PlaybookError, match="except_types: must be a list of contract types among licence"):
         parse_playbook(bad)
+
+
+def test_a_clause_no_quote_of_which_states_it_is_not_present(playbook):
+    gaap = f("Most Favored Nation", 400, 480, 0.8, "model",
+             text="Net Sales shall be determined in accordance with generally accepted accounting principles.")
+    mfn = f("Most Favored Nation", 900, 1000, 0.8, "model",
+            text="The prices charged to Buyer shall be no less favourable than those charged to any other customer.")
+    dated = f("Agreement Date", 10, 23, 0.9, "key-terms", text="March 1, 2020", value="2020-03-01")
+    a = aggregate_document([gaap, mfn, dated], playbook)
+    by_text = {m.finding.text: m.finding for m in a.findings}
+    unstated = by_text[gaap.text]
+    assert unstated.confidence == 0.4 and unstated.note.endswith("quote set aside: no comparison with others' terms")
+    assert by_text[mfn.text].confidence == 0.8 and by_text[dated.text].confidence == 0.9
+    assert [m.finding.text for m in a.present() if m.finding.category == "Most Favored Nation"] == [mfn.text]

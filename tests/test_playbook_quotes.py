@@ -232,6 +232,11 @@ def test_a_required_cap_is_satisfied_only_by_a_quote_that_states_one(default):
     real = finding("Cap On Liability", "Each party's total liability is limited to the fees paid.", confidence=0.8)
     issues, _ = run_checks(default, [signature, real], {})
     assert not any(i.finding.category == "Cap On Liability" for i in issues)
+    # aggregation sets the signature block aside before the checks: the cap is still missing, and says why
+    assessed = aggregate_document([signature], default, 3)
+    assert not any(m.finding.category == "Cap On Liability" for m in assessed.present())
+    cap = next(i for i in assessed.issues if i.finding.category == "Cap On Liability")
+    assert cap.kind == "missing" and "The candidate on page 3 was set aside: not a cap." in cap.finding.note
 
 
 def test_a_renewal_option_is_not_called_automatic(default):

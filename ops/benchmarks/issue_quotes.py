@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 from sqlalchemy import create_engine, select  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
+from pipelines import aggregate  # noqa: E402
 from pipelines.aggregate import DocumentAssessment, aggregate_document  # noqa: E402
 from pipelines.datamodel import DocumentStatus  # noqa: E402
 from pipelines.playbook import checks, load_playbook  # noqa: E402
@@ -98,8 +99,10 @@ def assess(data_dir: Path, budget: Budget = Budget(),
 
 @contextmanager
 def quote_checks_off() -> Iterator[None]:
-    """The playbook as it was before quote checks: every quote states its clause."""
-    with mock.patch.object(checks, "quote_problem", lambda category, text: None):
+    """The playbook as it was before quote checks: every quote states its clause (for issues,
+    and for the presence call aggregation makes)."""
+    with mock.patch.object(checks, "quote_problem", lambda category, text: None), \
+            mock.patch.object(aggregate, "quote_problem", lambda category, text: None):
         yield
 
 

@@ -98,7 +98,8 @@ def _stated(candidates: list[Finding], present: float) -> tuple[Finding | None, 
     present one set aside because its quote does not, with why (None for either if none).
 
     Each present candidate set aside on the way gets the reason in its note ("quote set
-    aside: a recital"), so the report says why it raised nothing.
+    aside: a recital"), so the report says why it raised nothing; one aggregation already set
+    aside (and so no longer present: pipelines.aggregate) has it there.
     """
     set_aside = None
     for f in candidates:
@@ -107,6 +108,8 @@ def _stated(candidates: list[Finding], present: float) -> tuple[Finding | None, 
             return f, set_aside
         if f.confidence >= present:
             f.note = "; ".join(filter(None, (f.note, SET_ASIDE + problem)))
+            set_aside = set_aside or (f, problem)
+        elif SET_ASIDE in (f.note or ""):
             set_aside = set_aside or (f, problem)
     return None, set_aside
 
