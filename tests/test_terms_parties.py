@@ -296,3 +296,18 @@ def test_a_letter_ndas_defined_transaction_is_not_a_short_name():
         "\n\nCOPPERLINE CAPITAL PARTNERS LLC\n\nBy: /s/ Jane Doe\nName: Jane Doe\nTitle: Managing Partner\n")
     assert [p["name"] for p in parties] == ["Larkspur Analytics, Inc.", "COPPERLINE CAPITAL PARTNERS LLC"]
     assert parties[0]["short_names"] == ["Company"]
+
+
+def test_a_letter_nda_names_the_company_not_the_salutation_nor_the_addressee_block():
+    text = (
+        "CONFIDENTIAL\n\nJune 1, 2019\n\nOrion Capital Partners, L.P.\n100 Park Avenue\nNew York, NY 10017\n"
+        "Attention: Mr. Sam Smith\n\nLadies and Gentlemen:\n\nIn connection with your consideration of a possible "
+        'negotiated transaction (the "Transaction") with Vega Holdings Corp. (the "Company"), the Company is prepared '
+        'to make available to you certain information concerning the Company (the "Evaluation Material").\n\n'
+        "Very truly yours,\n\nVEGA HOLDINGS CORP.\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: General Counsel\n\n"
+        "Accepted and agreed as of the date first written above:\n\nORION CAPITAL PARTNERS, L.P.\nBy: /s/ Sam Smith\n"
+        "Name: Sam Smith\nTitle: Partner\n"
+    )
+    parties = _parties(text)
+    assert [(p["name"], p["short_names"]) for p in parties] == [
+        ("Vega Holdings Corp.", ["Company"]), ("ORION CAPITAL PARTNERS, L.P.", [])]

@@ -156,8 +156,22 @@ def preamble_mentions(text: str) -> list[Mention]:
         score = sum(2 if m.short_names else 1 for m in mentions)
         if score > best_score:
             best, best_score = mentions, score
-    # Some preambles have no "between": "Acme Inc. ("Acme") and Beta B.V. ("Beta") agree ...".
-    return best or labelled_mentions(text) or [m for m in _party_list(text, 0) if m.short_names]
+    return best or labelled_mentions(text) or _unintroduced_list(text)
+
+
+# A letter's salutation on its own line: the letter's body, and its party list, start after it.
+_SALUTATION_RE = re.compile(
+    r"(?im)^[ \t]*(?:dear\s+[^\n:,]{1,60}|ladies\s+and\s+gentlemen|gentlemen|to\s+whom\s+it\s+may\s+concern)[ \t]*[:,][ \t]*$")
+
+
+def _unintroduced_list(text: str) -> list[Mention]:
+    """Parties defined without a "between": "Acme Inc. ("Acme") and Beta B.V. ("Beta") agree
+    ...", or a letter's "In connection with ... a transaction with Vega Holdings Corp. (the
+    "Company")".  A letter is read from its salutation on, so that its letterhead, date and
+    addressee block are not taken for the first party's name."""
+    first = next(iter(_definitions(text, 0, min(len(text), HEAD_CHARS))), None)
+    salutations = [m.end() for m in _SALUTATION_RE.finditer(text, 0, first[0])] if first is not None else []
+    return [m for m in _party_list(text, salutations[-1] if salutations else 0) if m.short_names]
 
 
 def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:

@@ -91,6 +91,7 @@ _NOT_A_NAME_RE = re.compile(
     r"whereas|witnesseth|effective|dated?|between|undersigned|address|telephone|facsimile|e-?mail|"
     r"attention|attn|street|strasse|straße|road|avenue|boulevard|blvd|"
     r"suite|floor|p\.?\s?o\.?\s+box|zip|name|title|by|tel|fax|phone|dear|officer|president|"
+    r"ladies|gentlemen|sirs|madam|whom\s+it\s+may\s+concern|"  # a letter's salutation
     r"director|secretary|witness|attest|signed|identified|redacted|omitted|"
     r"(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d+)\b(?!-)|"
     r"@|https?:|www\.|\w['’]s$|"
