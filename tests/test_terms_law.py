@@ -88,3 +88,12 @@ def test_a_heading_is_quoted_with_the_clause_under_it(body: str, starts: str, ho
 def test_a_line_break_before_applicable_laws_is_not_a_heading():
     assert law("1.7 \"Trial\" means a study of a Product that would satisfy the requirements of\nApplicable Laws "
                "and Regulations for such country, such as those of the United States.") is None
+
+
+@pytest.mark.parametrize(("clause", "forum"), [
+    ("This Agreement is governed by Dutch law. The courts of Amsterdam have exclusive jurisdiction.", "Amsterdam"),
+    ("This agreement shall be governed by the law of England and Wales. Each party irrevocably agrees that the "
+     "courts of England and Wales shall have exclusive jurisdiction.", "England and Wales"),
+])
+def test_a_forum_in_the_present_tense_and_england_and_wales(clause, forum):
+    assert law(clause).detail["forum"] == forum

@@ -311,3 +311,12 @@ def test_a_letter_nda_names_the_company_not_the_salutation_nor_the_addressee_blo
     parties = _parties(text)
     assert [(p["name"], p["short_names"]) for p in parties] == [
         ("Vega Holdings Corp.", ["Company"]), ("ORION CAPITAL PARTNERS, L.P.", [])]
+
+
+def test_the_undersigned_individual_is_named_by_the_block_headed_by_their_role():
+    text = ('This Agreement is made between Delta Medical Devices, Inc. ("Company") and the undersigned individual '
+            '("Recipient").\n\n1. Recipient agrees to keep all Confidential Information confidential.\n\n'
+            "DELTA MEDICAL DEVICES, INC.\nBy: /s/ Paul Grant\nName: Paul Grant\nTitle: CEO\n\n"
+            "RECIPIENT\nSignature: /s/ Laura Chen\nName: Laura Chen\nDate: February 3, 2023\n")
+    assert [(p["name"], p["role"], p["kind"]) for p in _parties(text)] == [
+        ("Delta Medical Devices, Inc.", "Company", "organisation"), ("Laura Chen", "Recipient", "individual")]

@@ -292,3 +292,16 @@ def test_a_termination_on_an_authoritys_objection_is_no_open_term():
                       "terminate at the election of either Party, immediately upon notice to the other Party, in the "
                       "event that a Governmental Authority obtains a preliminary injunction.")
     assert "Expiration Date" not in terms
+
+
+def test_a_term_in_the_present_tense_and_an_ndas_period_of_confidentiality():
+    _, terms = _terms(PREAMBLE + "2. This Agreement remains in force for two years from the date hereof.")
+    assert terms["Initial Term"].value == "P2Y"
+    assert terms["Expiration Date"].value == "2022-03-01"
+    _, terms = _terms(PREAMBLE + "1. Recipient agrees to keep all Confidential Information confidential for a period "
+                      "of five (5) years from the date of this Agreement.")
+    assert terms["Initial Term"].value == "P5Y"
+    _, terms = _terms(PREAMBLE + "21.1 If any Party fails to make any payment required by this Agreement on the date "
+                      "when it is due and such default continues for a period of at least two (2) months, the billing "
+                      "Party shall notify the billed Party.")
+    assert "Initial Term" not in terms

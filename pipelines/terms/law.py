@@ -66,7 +66,8 @@ _LAWS_OF_RE = re.compile(r"\blaws?\s+(?:in\s+force\s+)?(?:of|in)\b", re.IGNORECA
 # located in Santa Clara County", "arbitration ... in London", "venue shall be in ...".
 _FORUM_RE = re.compile(
     r"\b(?:courts?|tribunals?)\s+(?:of|located\s+in|sitting\s+in|situated\s+in|in|for)\s+(?:the\s+)?"
-    r"(?P<court>[^.;()]{3,90}?)(?=\s*(?:[,.;(]|\band\b|\bshall\b|\bwill\b|\bfor\b|\bhaving\b|\bwith\b|$))"
+    r"(?P<court>[^.;()]{3,90}?)(?=\s*(?:[,.;(]|\band\b(?!\s+Wales\b)|\b(?:shall|will|may|have|has|are|is)\b|\bfor\b|"
+    r"\bhaving\b|\bwith\b|$))"
     r"|\b(?:venue|seat|place)\s+of\s+(?:the\s+)?(?:arbitration|any\s+(?:suit|action|proceeding))?[^.;]{0,40}?"
     r"\b(?:shall|will)\s+be\s+(?:in\s+)?(?P<seat>[^.;()]{3,80}?)(?=\s*[,.;(]|$)"
     r"|\barbitration\b[^.;]{0,120}?\b(?:held|conducted|seated|take\s+place)\s+in\s+(?P<arbitration>[^.;()]{3,80}?)"

@@ -17,6 +17,7 @@ from pipelines.terms.party_mentions import (
     signature_mentions,
 )
 from pipelines.terms.party_names import (
+    clean_name,
     has_corporate_suffix,
     has_personal_marker,
     looks_like_person,
@@ -30,8 +31,8 @@ FIELD = "Parties"
 # Roles only a person plays: an "Employee" without a corporate name is an individual.
 PERSON_ROLES = frozenset({"Employee", "Executive", "Consultant", "Talent", "Celebrity", "Athlete",
                           "Endorser", "Professional"})
-# A preamble that leaves some parties to the signature page.
-_SIGNATURE_PAGE_RE = re.compile(r"(?i)signature\s+pages?\b")
+# A preamble that leaves some parties to the signature page ("the undersigned individual").
+_SIGNATURE_PAGE_RE = re.compile(r"(?i)signature\s+pages?\b|\bundersigned\b")
 SOURCE_ROLES = {"preamble": "preamble", "label": "definition", "signature block": "signature block"}
 
 
@@ -56,15 +57,37 @@ def read_parties(text: str) -> TermValue | None:
 
 def _fill_unnamed(text: str, defined: list[Mention], unmatched: list[Mention]) -> list[Mention]:
     """A party the preamble leaves to the signature page ("the Agent named on the signature page
-    hereof (the "Agent")") takes the name its signature block gives, when the preamble says so;
-    the signers left over are returned."""
+    hereof (the "Agent")", "the undersigned individual ("Recipient")") takes the name its
+    signature block gives, when the preamble says so: an organisation's signature block, else
+    the person named in the block headed by its role; the signers left over are returned."""
     unnamed = [m for m in defined if m.unnamed]
-    if not unnamed or not unmatched or not _SIGNATURE_PAGE_RE.search(text, defined[0].start, defined[-1].clause_end + 300):
+    if not unnamed or not _SIGNATURE_PAGE_RE.search(text, defined[0].start, defined[-1].clause_end + 300):
         return unmatched
     for mention, signer in zip(unnamed, list(unmatched)):
         mention.name, mention.unnamed = signer.name, False
         unmatched.remove(signer)
+    for mention in (m for m in unnamed if m.unnamed):
+        signer = _signed_under_role(text, mention.name, defined[-1].clause_end)
+        if signer is not None:
+            mention.name, mention.unnamed, mention.individual_hint = signer, False, True
     return unmatched
+
+
+# The person named in a signature block headed by a party's role: "RECIPIENT\nSignature: ...\nName: Laura Chen".
+_NAME_LINE_RE = re.compile(r"(?im)^[ \t]*(?:print(?:ed)?[ \t]+)?name[ \t]*:[ \t]*(?P<name>[^\n]{2,60})$")
+ROLE_BLOCK_CHARS = 250
+
+
+def _signed_under_role(text: str, role: str, after: int) -> str | None:
+    """The individual who signs in the block headed by `role`, for an unnamed party ("the
+    undersigned individual ("Recipient")"); None when no such block names a person."""
+    heading = re.compile(rf"(?im)^[ \t]*(?:the[ \t]+)?{re.escape(role)}[ \t]*:?[ \t]*$")
+    for block in heading.finditer(text, after):
+        line = _NAME_LINE_RE.search(text, block.end(), block.end() + ROLE_BLOCK_CHARS)
+        name = clean_name(line.group("name")) if line else None
+        if name is not None and looks_like_person(name):
+            return name
+    return None
 
 
 def _signers_to_add(text: str, defined: list[Mention], unmatched: list[Mention]) -> list[Mention]:

@@ -49,10 +49,17 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"\b(?:your|his|her|the\s+\w+['’]s)\s+(?:employment|appointment))\b"
         r"(?:\s*\([^)]{0,40}\))?(?:[^.;]|\.(?=\d)){0,80}?"
         r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
-        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect))\b",
+        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect))\b|"
+        # the present tense, right after the contract: "This Agreement remains in force for two years from ..."
+        r"(?<![a-z])(?<!termination\sof\s)(?<!expiration\sof\s)(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b"
+        r"(?:\s*\([^)]{0,40}\))?\s+(?:remains|continues|expires|terminates|ends|runs)\s+"
+        r"(?:in\s+(?:full\s+)?(?:force|effect)\b|until\b|for\b|on\b)",
         re.IGNORECASE),
     re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b"
-               r"(?!\s+(?:responsible|liable|bound|obligated|subject)\b)", re.IGNORECASE),
+               r"(?!\s+(?:responsible|liable|bound|obligated|subject)\b)|"
+               # "Recipient agrees to keep all Confidential Information confidential for a period of five (5) years"
+               r"\b(?:keep|hold|maintain)\b[^.]{0,150}?\bconfiden\w*\b[^.]{0,80}?\bfor\s+(?:a\s+)?(?:period\s+of\s+)?\S",
+               re.IGNORECASE),
     # A period written as two dates, in a sentence that opens on the contract or a period: "TERM OF
     # EXECUTION From January 30, 2012 until July 29, 2012", "a fixed term Joint Venture beginning
     # November 27, 2018 and ending November 30th, 2019"; not "During the Term,
