@@ -320,3 +320,13 @@ def test_the_undersigned_individual_is_named_by_the_block_headed_by_their_role()
             "RECIPIENT\nSignature: /s/ Laura Chen\nName: Laura Chen\nDate: February 3, 2023\n")
     assert [(p["name"], p["role"], p["kind"]) for p in _parties(text)] == [
         ("Delta Medical Devices, Inc.", "Company", "organisation"), ("Laura Chen", "Recipient", "individual")]
+
+
+def test_an_ndas_disclosing_and_receiving_party_are_short_names():
+    text = ('This Non-Disclosure Agreement ("Agreement") is entered into on this 12th day of August, 2021 by and between '
+            "ABC Technologies Corp., with its principal place of business at 55 Elm Street, Austin, Texas 78701, "
+            'hereinafter referred to as "Disclosing Party", and XYZ Consulting Ltd., with its principal place of '
+            'business at 9 King Street, Toronto, Ontario, hereinafter referred to as "Receiving Party".\n\n'
+            "1. The Receiving Party shall hold the Confidential Information in strict confidence.")
+    assert [(p["name"], p["short_names"]) for p in _parties(text)] == [
+        ("ABC Technologies Corp.", ["Disclosing Party"]), ("XYZ Consulting Ltd.", ["Receiving Party"])]

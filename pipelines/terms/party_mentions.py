@@ -96,9 +96,10 @@ _BARE_HEREINAFTER_RE = re.compile(
 # A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and".
 _BARE_SHORT_RE = re.compile(r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$))")
 # Short names that are not a party: the agreement, dates, the parties collectively ("Party A"
-# is one party).
+# is one party, and so is an NDA's "Disclosing Party").
 _NOT_A_PARTY_RE = re.compile(
-    r"(?i)\b(?:agreement|contract|amendment|addendum|date|part(?:y(?!\s+[A-H]\b)|ies)|term|territory|products?|services?|"
+    r"(?i)\b(?:agreement|contract|amendment|addendum|date|(?<!disclosing\s)(?<!receiving\s)part(?:y(?!\s+[A-H]\b)|ies)|"
+    r"term|territory|products?|services?|"
     r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
     r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?|"
     r"transactions?|purpose|information|material|representatives?|discussions?|proposals?)\b"
