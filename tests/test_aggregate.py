@@ -243,3 +243,17 @@ def test_a_clause_no_quote_of_which_states_it_is_not_present(playbook):
     assert unstated.confidence == 0.4 and unstated.note.endswith("quote set aside: no comparison with others' terms")
     assert by_text[mfn.text].confidence == 0.8 and by_text[dated.text].confidence == 0.9
     assert [m.finding.text for m in a.present() if m.finding.category == "Most Favored Nation"] == [mfn.text]
+
+
+def test_a_renewal_notice_period_the_reader_found_none_of_is_not_present(playbook):
+    notice = f("Notice Period To Terminate Renewal", 500, 580, 0.8, "model",
+               text="Either party may terminate this Agreement upon ninety (90) days prior written notice.")
+    law = f("Governing Law", 10, 40, 0.9, "key-terms", text="the laws of the State of New York", value="New York",
+            note=VALUE_NOTE)
+    unread = aggregate_document([notice, law], playbook)
+    (m,) = [m for m in unread.findings if m.finding.category == notice.category]
+    assert m.finding.confidence == 0.4 and "no notice period to stop a renewal read" in m.finding.note
+    read = f("Notice Period To Terminate Renewal", 500, 580, 0.9, "key-terms", text=notice.text, value="P90D",
+             note=VALUE_NOTE)
+    assessed = aggregate_document([notice, law, read], playbook)
+    assert max(m.finding.confidence for m in assessed.findings if m.finding.category == notice.category) >= 0.8
