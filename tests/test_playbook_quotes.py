@@ -119,12 +119,20 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
       "during the Term."), "a no-solicit of employees, not a non-compete"),
     ("Governing Law", "This Amendment is governed by the Master Framework Agreement between the parties.",
      "no law named"),
+    ("Third Party Beneficiary", "The parties acknowledge and agree that there are no third party beneficiaries to "
+     "this Agreement.", "no third-party beneficiary"),
+    ("Third Party Beneficiary", "Nothing in this Agreement is intended to confer upon any person other than the "
+     "Parties any rights or remedies.", "no third-party beneficiary"),
 ])
 def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
     assert quote_problem(category, text) == problem
 
 
 @pytest.mark.parametrize(("category", "text"), [
+    ("Third Party Beneficiary", "The underwriters are intended third party beneficiaries of Section 6 and may enforce "
+     "it as though they were a party hereto."),
+    ("Third Party Beneficiary", "Except for the Indemnified Persons, nothing in this Agreement confers any rights on "
+     "any person other than the Parties."),
     ("Non-Compete", ("During the Term and for two years after it, the Consultant shall not, directly or "
       "indirectly, engage in any business that competes with the Company in the Territory.")),
     ("Non-Compete", ("The Distributor shall not sell competing products, provided that nothing herein shall "

@@ -194,8 +194,8 @@ def quote_problem(category: str, text: str) -> str | None:
     finding's note: "a recital", "a definition", "a heading or contents line", "a negated
     grant", "retention, not assignment", "a transfer denied, not an assignment", "a limitation
     of actions", "not a cap", "no comparison with others' terms", "a renewal option, not
-    automatic", "no automatic renewal stated", "employees, not customers", "no law named", "a
-    lead-in".
+    automatic", "no automatic renewal stated", "employees, not customers", "no law named", "no
+    third-party beneficiary", "a lead-in".
     """
     return _CATEGORY_CHECKS.get(category, _no_problem)(text) or _form_problem(text)
 
@@ -407,6 +407,29 @@ _MINIMUM = re.compile(
     r"\bminimum\b|\bminima\b|\bat\s+least\b|\b(?:not|no)\s+less\s+than\b|\bcommit\w*|\bguarantee\w*|\bquota|"
     r"\btarget|\bthreshold|\bshortfall|\btake[\s-]or[\s-]pay|\b(?:shall|will|agrees?\s+to)\s+(?:\w+\s+){0,3}?"
     r"(?:purchase|buy|order|sell|pay|procure)\b", re.IGNORECASE)
+# "There are no third party beneficiaries", "nothing herein shall confer upon any Person other than
+# the Parties any rights", "solely for the benefit of the Parties": the boilerplate that denies
+# any; unless an exception names one ("except for the Affiliates ..., which are intended third
+# party beneficiaries").
+_NO_BENEFICIARY = re.compile(
+    r"\bno\s+(?:other\s+)?third[\s-]+part(?:y|ies)\s+beneficiar|"
+    r"\bnot\s+(?:be\s+)?(?:intended|deemed|construed)\s+(?:to\s+|as\s+)?(?:confer|create|give|grant|provide|make|be)|"
+    r"\bnothing\b[^.]{0,200}?\b(?:confer|give|create|grant|provide)|\bsolely\s+for\s+the\s+(?:benefit|parties)|"
+    r"\bfor\s+the\s+(?:sole|exclusive)\s+benefit|\bonly\s+for\s+the\s+benefit", re.IGNORECASE)
+_BENEFICIARY_NAMED = re.compile(
+    r"\bexcept\b|\bprovided\s+(?:that|however)\b|\bother\s+than\s+(?!the\s+parties\b)|"
+    r"\bintended\s+(?:third[\s-]+part(?:y|ies)\s+)?beneficiar|"
+    r"\bshall\s+be\s+(?:an?\s+)?(?:express\s+)?(?:intended\s+)?third[\s-]+party\s+beneficiar", re.IGNORECASE)
+
+
+def _benefits_a_third_party(text: str) -> str | None:
+    """A clause giving someone outside the contract rights under it, not the boilerplate that
+    denies there is any (CUAD counts only the first)."""
+    if _NO_BENEFICIARY.search(text) and not _BENEFICIARY_NAMED.search(text):
+        return "no third-party beneficiary"
+    return None
+
+
 _CATEGORY_CHECKS = {
     "Rofr/Rofo/Rofn": _negated,
     "Non-Compete": _competes,
@@ -421,4 +444,5 @@ _CATEGORY_CHECKS = {
     "Cap On Liability": _capped,
     "Most Favored Nation": _compared,
     "Renewal Term": _renews,
+    "Third Party Beneficiary": _benefits_a_third_party,
 }
