@@ -364,6 +364,9 @@ def test_parties_with_defined_names():
     shorts = [(e.value, text[e.start:e.end]) for e in found if e.kind == "parties/preamble-short-name"]
     assert names == ["Acme Widgets Corp.", "Beta Logistics LLC"]
     assert shorts == [("Acme", '("Acme")'), ("Supplier", '(the "Supplier")')]
+    # the whole list too: CUAD's Parties metric counts a candidate that contains a snippet
+    (listed,) = [text[e.start:e.end] for e in found if e.kind == "parties/preamble-list"]
+    assert listed.startswith("Acme Widgets Corp.") and listed.endswith('(the "Supplier")')
 
 
 def test_parties_set_out_on_a_cover_page():

@@ -270,12 +270,15 @@ def find_parties(text: str) -> list[Evidence]:
             seen.add(span)
             found.append(Evidence(CATEGORY, start, end, kind, " ".join((value or text[start:end]).split())))
 
-    for source, parties in (("preamble", preamble_parties(text)), ("label", labelled_parties(text))):
+    listed = preamble_parties(text)
+    for source, parties in (("preamble", listed), ("label", labelled_parties(text))):
         for party in parties:
             add(party.name_start, party.name_end, f"parties/{source}-name")
             for short in party.short_names:
                 add(short.clause_start, short.clause_end, f"parties/{source}-short-name",
                     text[short.start:short.end])
+    if len(listed) > 1:
+        add(listed[0].name_start, listed[-1].end, "parties/preamble-list")
     for s, e in cover_names(text):
         add(s, e, "parties/cover-name")
     collective = collective_definition(text)
