@@ -85,3 +85,12 @@ def test_the_report_of_an_audited_batch_changes_after_a_decision(audited_samples
 
     assert (category, start) in spans(audited_samples / "report")
     assert (category, start) not in spans(tmp_path / "after")
+
+
+def test_a_reviewers_yes_stands_over_the_quote_checks() -> None:
+    gaap = Finding("Most Favored Nation", "Net Sales shall be determined in accordance with generally accepted "
+                   "accounting principles.", 1200, 1290, 4, 0.8, "model", "m1")
+    before = assess([gaap])
+    assert not any(m.finding.category == "Most Favored Nation" for m in before.present())
+    after = assess(apply_decisions([gaap], standing([row(1, "accept", gaap)])))
+    assert [m.finding.confidence for m in after.present() if m.finding.category == "Most Favored Nation"] == [1.0]
