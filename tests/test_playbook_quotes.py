@@ -123,6 +123,10 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
      "this Agreement.", "no third-party beneficiary"),
     ("Third Party Beneficiary", "Nothing in this Agreement is intended to confer upon any person other than the "
      "Parties any rights or remedies.", "no third-party beneficiary"),
+    ("Non-Transferable License", "The Company grants the Sponsor a royalty-free, non-exclusive, worldwide license to "
+     "use its marks during the Term.", "nothing said of transfer"),
+    ("Irrevocable Or Perpetual License", "(a) An irrevocable standby letter of credit from a bank satisfactory to "
+     "the Transporter;", "no licence granted"),
 ])
 def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
     assert quote_problem(category, text) == problem
@@ -133,6 +137,9 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
      "it as though they were a party hereto."),
     ("Third Party Beneficiary", "Except for the Indemnified Persons, nothing in this Agreement confers any rights on "
      "any person other than the Parties."),
+    ("Non-Transferable License", "The license is personal to the Licensee and may not be assigned or sublicensed."),
+    ("Non-Transferable License", "Company may not permit any third party to use the Association Marks."),
+    ("Irrevocable Or Perpetual License", "Licensor grants Licensee an irrevocable, worldwide license to the Software."),
     ("Non-Compete", ("During the Term and for two years after it, the Consultant shall not, directly or "
       "indirectly, engage in any business that competes with the Company in the Territory.")),
     ("Non-Compete", ("The Distributor shall not sell competing products, provided that nothing herein shall "

@@ -195,7 +195,7 @@ def quote_problem(category: str, text: str) -> str | None:
     grant", "retention, not assignment", "a transfer denied, not an assignment", "a limitation
     of actions", "not a cap", "no comparison with others' terms", "a renewal option, not
     automatic", "no automatic renewal stated", "employees, not customers", "no law named", "no
-    third-party beneficiary", "a lead-in".
+    third-party beneficiary", "nothing said of transfer", "no licence granted", "a lead-in".
     """
     return _CATEGORY_CHECKS.get(category, _no_problem)(text) or _form_problem(text)
 
@@ -422,6 +422,24 @@ _BENEFICIARY_NAMED = re.compile(
     r"\bshall\s+be\s+(?:an?\s+)?(?:express\s+)?(?:intended\s+)?third[\s-]+party\s+beneficiar", re.IGNORECASE)
 
 
+# A licence that may not pass to others: its transfer, assignment or sublicensing limited, or the
+# right kept personal ("may not permit any third party to use the Marks").
+_TRANSFER_LIMITED = re.compile(
+    r"\btransfer\w*|\bassign\w*|\bsub-?licen[cs]\w*|\bpersonal\b|\bwithout\s+the\s+right\s+to\b|"
+    r"\bmay\s+not\s+be\s+(?:sold|conveyed)|\b(?:permit|allow|grant)\w*\b[^.]{0,40}\bthird\s+part", re.IGNORECASE)
+# A licence or right granted, which is what can be irrevocable or perpetual (not a letter of credit
+# or a waiver of moral rights).
+_LICENSED = re.compile(r"\blicen[cs]\w*|\bgrant\w*|\bright\w*\s+to\s+use\b|\bperpetual\w*", re.IGNORECASE)
+
+
+def _transfer_limited(text: str) -> str | None:
+    return None if _TRANSFER_LIMITED.search(text) else "nothing said of transfer"
+
+
+def _licence_granted(text: str) -> str | None:
+    return None if _LICENSED.search(text) else "no licence granted"
+
+
 def _benefits_a_third_party(text: str) -> str | None:
     """A clause giving someone outside the contract rights under it, not the boilerplate that
     denies there is any (CUAD counts only the first)."""
@@ -445,4 +463,6 @@ _CATEGORY_CHECKS = {
     "Most Favored Nation": _compared,
     "Renewal Term": _renews,
     "Third Party Beneficiary": _benefits_a_third_party,
+    "Non-Transferable License": _transfer_limited,
+    "Irrevocable Or Perpetual License": _licence_granted,
 }
