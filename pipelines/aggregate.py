@@ -440,7 +440,8 @@ def _review_items(
             rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present), budget)
             call = "reported as present" if f.confidence >= t.present else "not reported"
             items.append(ReviewItem(f, f"Is this {f.category}? The machine is unsure ({f.confidence:.2f}; {call})."
-                                    + _if_confirmed(playbook, f.category), rank_, {**parts, "question": "presence"}))
+                                    + _set_aside_because(f) + _if_confirmed(playbook, f.category), rank_,
+                                    {**parts, "question": "presence"}))
         elif f.confidence >= t.review_below and in_audit_sample(f, budget.sample_rate):
             rank_, parts = priority(playbook.stakes(f.category), p_wrong(f.confidence, t.present), budget)
             items.append(ReviewItem(f, f"Audit sample: a confident {f.category} finding checked at random, so "
@@ -471,6 +472,12 @@ def verified_issues(raised: Iterable[Issue], thresholds: Thresholds) -> list[Iss
     time, those above it 80%); a reviewer's "yes" makes it verified and raises it.  It still
     counts in the score, which ranks contracts within a level by how much every issue adds."""
     return [i for i in raised if i.kind != "risky" or i.finding.confidence >= thresholds.review_below]
+
+
+def _set_aside_because(f: Finding) -> str:
+    """Why aggregation set the finding's quote aside, for the reviewer who decides on it."""
+    reason = next((part[len(SET_ASIDE):] for part in (f.note or "").split("; ") if part.startswith(SET_ASIDE)), None)
+    return f" Its quote was set aside: {reason}." if reason else ""
 
 
 def _if_confirmed(playbook: Playbook, category: str) -> str:

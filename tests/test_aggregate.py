@@ -257,3 +257,11 @@ def test_a_renewal_notice_period_the_reader_found_none_of_is_not_present(playboo
              note=VALUE_NOTE)
     assessed = aggregate_document([notice, law, read], playbook)
     assert max(m.finding.confidence for m in assessed.findings if m.finding.category == notice.category) >= 0.8
+
+
+def test_the_review_question_says_why_a_quote_was_set_aside(playbook):
+    gaap = f("Most Favored Nation", 400, 480, 0.8, "model",
+             text="Net Sales shall be determined in accordance with generally accepted accounting principles.")
+    (item,) = [r for r in aggregate_document([gaap], playbook).review if r.finding.category == "Most Favored Nation"]
+    assert item.reason.startswith("Is this Most Favored Nation? The machine is unsure (0.40; not reported). "
+                                  "Its quote was set aside: no comparison with others' terms.")
