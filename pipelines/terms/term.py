@@ -148,7 +148,7 @@ _CONTRACT_YEAR_END_RE = re.compile(
     r"\b(?:until|upon|at|on|through|with)\s+(?:the\s+)?(?:end|expiration|expiry|close)\s+of\s+(?:the\s+)?"
     r"(?:(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d{1,2}(?:st|nd|rd|th))\s+"
     r"(?:(?:Contract|Agreement|License|Licence|Lease|Term)\s+)?Year|"
-    r"(?:(?:Contract|Agreement)\s+)?Year\s+(?P<number>\d{1,2}|one|two|three|four|five|seven|ten))\b",
+    r"(?:(?:Contract|Agreement)\s+)?Year\s+(?P<count>\d{1,2}|one|two|three|four|five|seven|ten))\b",
     re.IGNORECASE)
 _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
@@ -451,27 +451,22 @@ def _anniversary(text: str, start: int, end: int) -> Duration | None:
     m = _ANNIVERSARY_RE.search(text, start, end)
     if m is None or not _END_CUE_RE.search(text, max(start, m.start() - 25), m.start()):
         return None
-    ordinal = m.group("ordinal").lower()
-    if m.group("count"):
-        count = m.group("count").lower()
-        years = _COUNT_YEARS.get(count) or int(count)
-    else:
-        years = _ORDINAL_YEARS.get(ordinal) or int(re.match(r"\d+", ordinal).group())
-    return Duration(m.start(), m.end(), years, "years")
+    return Duration(m.start(), m.end(), _counted_years(m), "years")
 
 
 def _contract_years(text: str, start: int, end: int) -> Duration | None:
     """'until the end of the third Contract Year', 'upon the end of Year 3' as three years."""
     m = _CONTRACT_YEAR_END_RE.search(text, start, end)
-    if m is None:
-        return None
-    if m.group("number"):
-        count = m.group("number").lower()
-        years = _COUNT_YEARS.get(count) or int(count)
-    else:
-        ordinal = m.group("ordinal").lower()
-        years = _ORDINAL_YEARS.get(ordinal) or int(re.match(r"\d+", ordinal).group())
-    return Duration(m.start(), m.end(), years, "years")
+    return Duration(m.start(), m.end(), _counted_years(m), "years") if m is not None else None
+
+
+def _counted_years(m: re.Match[str]) -> int:
+    """The years a match's `count` ("three", "3") or else its `ordinal` ("third", "3rd") names."""
+    if m.group("count"):
+        count = m.group("count").lower()
+        return _COUNT_YEARS.get(count) or int(count)
+    ordinal = m.group("ordinal").lower()
+    return _ORDINAL_YEARS.get(ordinal) or int(re.match(r"\d+", ordinal).group())
 
 
 def _term_values(text: str, clause: _TermClause, start: TermValue | None,
