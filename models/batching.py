@@ -43,10 +43,10 @@ def length_batches(lengths: list[int], limits: BatchLimits) -> list[list[int]]:
 
 def pad_ids(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(input_ids, attention_mask) right-padded to the longest row."""
+    # One tensor from padded lists: a tensor per row made the GPU worker wait on the CPU
+    # (a third of predict's time on an H200, docs/BENCHMARKS.md).
     width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-        mask[i, : len(row)] = 1
+    ids = torch.tensor([r + [pad_id] * (width - len(r)) for r in rows], dtype=torch.long)
+    lengths = torch.tensor([len(r) for r in rows], dtype=torch.long)
+    mask = (torch.arange(width) < lengths[:, None]).long()
     return ids, mask

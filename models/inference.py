@@ -159,8 +159,10 @@ class ClauseModel:
         `leads` are the headings in force before each document (part) starts."""
         if not self.network.router.lexical.headings:
             return None
-        return self.backbone.token_ids([h for segments, lead in zip(batch, leads)
-                                        for h in section_headings(segments, lead)])
+        headings = [h for segments, lead in zip(batch, leads) for h in section_headings(segments, lead)]
+        distinct = list(dict.fromkeys(headings))  # a heading is in force over many segments
+        ids = dict(zip(distinct, self.backbone.token_ids(distinct)))
+        return [ids[h] for h in headings]
 
     @torch.inference_mode()
     def lexical_logits(self, ids: list[list[int]], heading_ids: list[list[int]] | None = None) -> torch.Tensor:

@@ -4,6 +4,8 @@ On N real CUAD segments (the validation contracts' segments, in document order) 
 
   backbone   tokenization + the bare all-MiniLM-L6-v2 forward pass, in the model's own
              length-sorted batches: what no model on this backbone can beat
+  prepare    the CPU's part alone: tokenizing segments and headings and padding the batches,
+             which on a GPU is what the forward pass waits on
   sparse     ClauseModel.predict_many: backbone + router + top-k experts + calibration + spans
   dense      the same with every expert on every segment
   linear     the same with the linear baseline head instead of router and experts
@@ -18,11 +20,16 @@ Each figure is the best of --repeats runs after a warm-up, in segments per secon
     python ops/benchmarks/model_speed.py --device cuda --segments 20000
     python ops/benchmarks/model_speed.py --device cpu --segments 2000
 
+A GPU machine without CUAD or the project's parsers reads the same segments from a file that
+`--write-segments` makes here (ops/benchmarks/cuda_bundle.py packs it for the device tool).
+
 CUAD: CC BY 4.0, The Atticus Project.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import lzma
 import sys
 import time
 from collections.abc import Callable
@@ -35,20 +42,22 @@ sys.path.insert(0, str(REPO))
 
 from models.batching import length_batches, pad_ids  # noqa: E402
 from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
-from models.corpus import load_cuad, read_split  # noqa: E402
 from models.features import segment_features  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
 from models.lexical import lexical_bag  # noqa: E402
 from models.runtime import cores, pick_device  # noqa: E402
-from models.training import SPLIT_FILE  # noqa: E402
 from pipelines.datamodel import Segment  # noqa: E402
 
 CUAD = REPO.parent / "shared" / "data" / "cuad"
-DOCUMENTS_PER_CALL = 8
 
 
 def documents(cuad: Path, n_segments: int) -> list[list[Segment]]:
     """Whole validation documents (positions are features) until n_segments are reached, the last cut."""
+    # Imported here: CUAD's segmentation pulls in the parsers (pdf, docx), which a GPU machine
+    # reading --segments-file need not have.
+    from models.corpus import load_cuad, read_split
+    from models.training import SPLIT_FILE
+
     out: list[list[Segment]] = []
     total = 0
     validation = read_split(SPLIT_FILE)
@@ -58,6 +67,23 @@ def documents(cuad: Path, n_segments: int) -> list[list[Segment]]:
         segments = doc.segments()[: n_segments - total]
         out.append(segments)
         total += len(segments)
+        if total >= n_segments:
+            break
+    return out
+
+
+def write_segments(docs: list[list[Segment]], path: Path) -> None:
+    rows = [[[s.index, s.text, s.start, s.end, s.page] for s in doc] for doc in docs]
+    path.write_bytes(lzma.compress(json.dumps(rows).encode()))
+
+
+def read_segments(path: Path, n_segments: int) -> list[list[Segment]]:
+    docs = [[Segment(*row) for row in doc] for doc in json.loads(lzma.decompress(path.read_bytes()))]
+    out: list[list[Segment]] = []
+    total = 0
+    for doc in docs:
+        out.append(doc[: n_segments - total])
+        total += len(out[-1])
         if total >= n_segments:
             break
     return out
@@ -86,8 +112,19 @@ def main() -> None:
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     parser.add_argument("--fp32-only", action="store_true", help="on a CPU, skip the int8 backbone")
     parser.add_argument("--cuad", type=Path, default=CUAD, help="a CUAD folder (files.csv, txt/, spans.jsonl)")
+    parser.add_argument("--documents-per-call", type=int, default=8,
+                        help="documents per predict_many call, as a gpu worker batches waiting documents")
+    parser.add_argument("--write-segments", type=Path, metavar="FILE.json.xz",
+                        help="write the first --segments validation segments to FILE and stop")
+    parser.add_argument("--segments-file", type=Path, metavar="FILE.json.xz",
+                        help="read the segments from a --write-segments file instead of CUAD")
     args = parser.parse_args()
 
+    if args.write_segments:
+        docs = documents(args.cuad, args.segments)
+        write_segments(docs, args.write_segments)
+        print(f"{sum(len(d) for d in docs)} segments of {len(docs)} documents -> {args.write_segments}")
+        return
     device = pick_device(args.device)
     checkpoint = load_checkpoint(args.checkpoint)
     # On a CPU both precisions are measured in one run (the machine is shared: only ratios
@@ -95,12 +132,13 @@ def main() -> None:
     models = [ClauseModel(checkpoint, device)]
     if device.type == "cpu" and not args.fp32_only:
         models.append(ClauseModel(checkpoint, device, int8=True))
-    docs = documents(args.cuad, args.segments)
+    docs = read_segments(args.segments_file, args.segments) if args.segments_file else documents(args.cuad, args.segments)
     n = sum(len(d) for d in docs)
-    calls = [docs[i : i + DOCUMENTS_PER_CALL] for i in range(0, len(docs), DOCUMENTS_PER_CALL)]
+    per_call = args.documents_per_call
+    calls = [docs[i : i + per_call] for i in range(0, len(docs), per_call)]
     model = models[0]
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {torch.get_num_threads()} threads of {cores()} cores"
-    print(f"{n} CUAD segments in {len(docs)} documents, {len(calls)} calls of {DOCUMENTS_PER_CALL} documents; "
+    print(f"{n} CUAD segments in {len(docs)} documents, {len(calls)} calls of {per_call} documents; "
           f"{where}; model {model.version}, k={model.config.top_k}, {model.network.experts.n_experts} experts")
 
     rates: dict[str, float] = {}
@@ -117,6 +155,17 @@ def main() -> None:
         for mode in ("sparse", "dense", "linear"):
             rates[f"{mode} {m.precision}"] = best_rate(
                 lambda m=m, mode=mode: [m.predict_many(call, mode=mode) for call in calls], n, args.repeats, device)
+
+    def prepare() -> None:
+        for call in calls:
+            ids = model.backbone.token_ids([s.text for d in call for s in d])
+            headings = model.heading_ids(call, [""] * len(call))
+            for rows in length_batches([len(r) for r in ids], model.limits):
+                pad_ids([ids[i] for i in rows], model.backbone.pad_id)
+                if headings:
+                    pad_ids([headings[i] for i in rows], model.backbone.pad_id)
+
+    rates["prepare"] = best_rate(prepare, n, args.repeats, device)
 
     # heads alone on precomputed backbone outputs
     texts = [s.text for d in docs for s in d]
