@@ -73,6 +73,7 @@ def test_values_read_as_a_lawyer_writes_them():
     assert display_value("Renewal Term", "P1Y", {"successive": True}) == "successive 1 year"
     assert display_value("Renewal Term", "P2Y", {"automatic": False}) == "2 years (at a party's option)"
     assert display_value("Notice Period To Terminate Renewal", "P90D") == "90 days"
+    assert display_value("Initial Term", "until an event", {"event": "the last patent expires"}) == "until the last patent expires"
     assert display_value("Expiration Date", "perpetual") == "perpetual"
 
 

@@ -97,3 +97,29 @@ def test_a_line_break_before_applicable_laws_is_not_a_heading():
 ])
 def test_a_forum_in_the_present_tense_and_england_and_wales(clause, forum):
     assert law(clause).detail["forum"] == forum
+
+
+@pytest.mark.parametrize(("clause", "place", "forum"), [
+    ("This Agreement shall be governed by Swiss law. Place of jurisdiction is Zurich.", "Switzerland", "Zurich"),
+    ("This Agreement shall be governed by the laws of India and the courts at Mumbai shall have exclusive "
+     "jurisdiction.", "India", "Mumbai"),
+    ("This NDA shall be governed by English law and the parties submit to the exclusive jurisdiction of the "
+     "English courts.", "England", "England"),
+])
+def test_an_ndas_law_and_forum_in_european_and_indian_wording(clause, place, forum):
+    value = law(clause)
+    assert (value.value, value.detail["forum"]) == (place, forum)
+
+
+def test_a_places_law_as_the_subject_and_a_heading_glued_to_the_paragraph_before():
+    assert law("New York law shall govern this Agreement.").value == "New York"
+    # the segmenter keeps a short heading with the paragraph before it, here the preamble,
+    # whose "laws of Singapore" say where a party is organized
+    assert law("Governing Law. New York law governs this Agreement.").value == "New York"
+
+
+def test_the_state_named_after_the_country_under_a_heading():
+    value = law("15. CONTROLLING LAW:\n15.1 Generally. This Distributor Agreement shall be exclusively governed, "
+                "construed, enforced and controlled by the laws of the United\nStates of America and of the State "
+                "of Texas.")
+    assert value.value == "Texas"

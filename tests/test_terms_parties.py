@@ -322,6 +322,16 @@ def test_the_undersigned_individual_is_named_by_the_block_headed_by_their_role()
         ("Delta Medical Devices, Inc.", "Company", "organisation"), ("Laura Chen", "Recipient", "individual")]
 
 
+def test_the_company_identified_below_is_named_by_its_signature_block():
+    text = ('This agreement is between Pinecrest Software Corporation, having its principal place of business at '
+            '500 Oak Ave, Austin, Texas 78701 (hereinafter referred to as "Pinecrest") and the company identified '
+            'below (hereinafter referred to as "Company").\n\nThe term of this Agreement is one (1) year.\n\n'
+            "PINECREST SOFTWARE CORPORATION\nBy: ______\nName: John Roe\nTitle: CEO\n\n"
+            "COMPANY: Redwood Logistics, Inc.\nBy: ______\nName: Mary Major\nTitle: President\n")
+    assert [(p["name"], p["role"]) for p in _parties(text)] == [
+        ("Pinecrest Software Corporation", None), ("Redwood Logistics, Inc.", "Company")]
+
+
 def test_an_ndas_disclosing_and_receiving_party_are_short_names():
     text = ('This Non-Disclosure Agreement ("Agreement") is entered into on this 12th day of August, 2021 by and between '
             "ABC Technologies Corp., with its principal place of business at 55 Elm Street, Austin, Texas 78701, "

@@ -305,3 +305,28 @@ def test_a_term_in_the_present_tense_and_an_ndas_period_of_confidentiality():
                       "when it is due and such default continues for a period of at least two (2) months, the billing "
                       "Party shall notify the billed Party.")
     assert "Initial Term" not in terms
+
+
+def test_a_term_that_runs_until_an_event_keeps_the_event_and_no_expiration():
+    _, terms = _terms(
+        PREAMBLE + "7.1 Term. Unless earlier terminated as provided below, this Agreement shall extend until the "
+        "last date of expiration of the Patent Rights licensed under this Agreement.")
+    assert terms["Initial Term"].value == "until an event"
+    assert terms["Initial Term"].detail["event"] == "the last date of expiration of the Patent Rights licensed under this Agreement"
+    assert terms["Expiration Date"].value == "not stated"
+    assert NOTICE not in terms
+
+
+def test_a_length_stated_later_outranks_an_event():
+    _, terms = _terms(
+        PREAMBLE + "2. Term. This Agreement shall continue until full performance by both parties.\n\n"
+        "3. The term of this Agreement is six (6) months and expires on September 1, 2020.")
+    assert terms["Initial Term"].value == "P6M"
+    assert terms["Expiration Date"].value == "2020-09-01"
+
+
+def test_until_revoked_or_a_blank_is_not_an_event():
+    for sentence in ("This Agreement shall remain in full force and effect until revoked by any party hereto in writing.",
+                     "This Agreement shall continue in effect from the date hereof and until _______, unless extended."):
+        _, terms = _terms(PREAMBLE + "5. Term. " + sentence)
+        assert terms.get("Initial Term") is None or terms["Initial Term"].value != "until an event"

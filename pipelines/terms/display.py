@@ -43,6 +43,8 @@ def display_value(field: str, value: str | None, detail: dict | None = None) -> 
             if detail.get("automatic") is False:
                 text += " (at a party's option)"
         return text
+    if detail.get("event") and value == "until an event":
+        return f"until {detail['event']}"  # a term that ends on an event the contract does not date
     return value
 
 
@@ -65,6 +67,8 @@ def how_read(term: KeyTerm) -> str:
         return "computed from " + " + ".join(parts)
     if term.detail.get("reference"):
         return f"defined by reference: {term.detail['reference']}"
+    if term.detail.get("event"):
+        return f"the term runs until {term.detail['event']}"
     if term.detail.get("forum"):
         return f"forum: {term.detail['forum']}"
     return "read from the contract" if term.basis == "read" else term.basis

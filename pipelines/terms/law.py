@@ -34,6 +34,8 @@ _CUES: tuple[tuple[re.Pattern[str], float], ...] = (
                 r"\b(?:in\s+accordance\s+with|under|by|pursuant\s+to)\b[^.;]{0,40}?\blaws?\b", re.IGNORECASE), 0.9),
     (re.compile(r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:shall|will)\s+(?:govern|apply|be\s+applicable)", re.IGNORECASE), 0.9),
     (re.compile(r"\bsubject\s+to\s+(?:and\s+governed\s+by\s+)?the\s+(?:\w+\s+)?laws?\s+of\b", re.IGNORECASE), 0.75),
+    # a place's law as the subject: "New York law shall govern this Agreement"
+    (re.compile(r"\b(?:[A-Z][a-z]+\s+){1,3}laws?\s+(?:shall\s+|will\s+)?(?:govern|governs|appl(?:y|ies))\b"), 0.9),
 )
 # "a company organized and existing under the laws of Singapore": where a party is organized.
 _ORGANISED_RE = re.compile(
@@ -65,11 +67,13 @@ _LAWS_OF_RE = re.compile(r"\blaws?\s+(?:in\s+force\s+)?(?:of|in)\b", re.IGNORECA
 # The forum: "the courts of the State of New York", "exclusive jurisdiction of the courts
 # located in Santa Clara County", "arbitration ... in London", "venue shall be in ...".
 _FORUM_RE = re.compile(
-    r"\b(?:courts?|tribunals?)\s+(?:of|located\s+in|sitting\s+in|situated\s+in|in|for)\s+(?:the\s+)?"
+    r"\b(?:courts?|tribunals?)\s+(?:of|located\s+in|sitting\s+in|situated\s+in|in|at|for)\s+(?:the\s+)?"
     r"(?P<court>[^.;()]{3,90}?)(?=\s*(?:[,.;(]|\band\b(?!\s+Wales\b)|\b(?:shall|will|may|have|has|are|is)\b|\bfor\b|"
     r"\bhaving\b|\bwith\b|$))"
-    r"|\b(?:venue|seat|place)\s+of\s+(?:the\s+)?(?:arbitration|any\s+(?:suit|action|proceeding))?[^.;]{0,40}?"
-    r"\b(?:shall|will)\s+be\s+(?:in\s+)?(?P<seat>[^.;()]{3,80}?)(?=\s*[,.;(]|$)"
+    r"|\b(?:venue|seat|place)\s+of\s+(?:the\s+)?(?:arbitration|jurisdiction|any\s+(?:suit|action|proceeding))?[^.;]{0,40}?"
+    r"\b(?:(?:shall|will)\s+be|is)\s+(?:in\s+)?(?P<seat>[^.;()]{3,80}?)(?=\s*[,.;(]|$)"
+    # "the exclusive jurisdiction of the English courts"
+    r"|\bthe\s+(?P<adjective>" + "|".join(_ADJECTIVES) + r")\s+courts\b"
     r"|\barbitration\b[^.;]{0,120}?\b(?:held|conducted|seated|take\s+place)\s+in\s+(?P<arbitration>[^.;()]{3,80}?)"
     r"(?=\s*(?:[,.;(]|\band\b|\bunder\b|\bin\s+accordance\b|$))",
     re.IGNORECASE,
@@ -138,12 +142,16 @@ def _place_after(text: str, index: SegmentIndex, start: int) -> str | None:
         places.append(_ADJECTIVES[adjective.group("adjective")])
     if not places:
         return _place_in_sentence(text, index, start)
-    if places[0] == "United States":
-        # "the laws of the United States of America and of the State of Texas"
-        named = (normalise_jurisdiction(m.group()) for m in _STATE_RE.finditer(" ".join(window[cue:].split())))
-        state = next((p for p in named if p in US_STATES), None)
-        return state or places[0]
-    return places[0]
+    return _state_over_country(places[0], window[cue:])
+
+
+def _state_over_country(place: str, clause: str) -> str:
+    """The state where the clause names the country and a state ("the laws of the United
+    States of America and of the State of Texas"): a US contract's law is a state's."""
+    if place != "United States":
+        return place
+    named = (normalise_jurisdiction(m.group()) for m in _STATE_RE.finditer(" ".join(clause.split())))
+    return next((p for p in named if p in US_STATES), place)
 
 
 def _clause_end(text: str, start: int) -> int:
@@ -163,10 +171,17 @@ def _place_in_sentence(text: str, index: SegmentIndex, start: int) -> str | None
     """A place the cue's own sentence names, for clauses that point back to it ("accepted in
     the State of Nevada and governed by the laws thereof"), unless it only describes a party."""
     left, right = _sentence(text, index, start, start + 1)
+    if right - start < HEADING_CHARS:
+        # a heading glued to the end of the paragraph before it ("... State of Texas.
+        # Governing Law." / "New York law governs this Agreement."): the clause is what follows
+        after = len(text) - len(text[right:].lstrip())
+        following = index.at(after)
+        left, right = start, (following.end if following is not None else right)
     sentence = text[left:right]
     if _PARTY_DESCRIPTION_RE.search(sentence):
         return None
-    return chosen_jurisdiction(" ".join(sentence.split()))
+    place = chosen_jurisdiction(" ".join(sentence.split()))
+    return _state_over_country(place, sentence) if place is not None else None
 
 
 def _sentence(text: str, index: SegmentIndex, start: int, end: int) -> tuple[int, int]:
@@ -182,6 +197,8 @@ def _forum(text: str, start: int) -> tuple[str, str] | None:
     """Where disputes are heard, when the clause or the one after it names a court or a seat."""
     window = text[start:start + 1500]
     for m in _FORUM_RE.finditer(window):
+        if m.group("adjective"):
+            return _ADJECTIVES[m.group("adjective")], " ".join(window[max(0, m.start() - 60):m.end()].split())
         raw = next(g for g in (m.group("court"), m.group("seat"), m.group("arbitration")) if g)
         place = " ".join(raw.split()).rstrip(" ,")
         if not place or not _FORUM_CUE_RE.search(window[max(0, m.start() - 200):m.end()]):

@@ -31,8 +31,10 @@ FIELD = "Parties"
 # Roles only a person plays: an "Employee" without a corporate name is an individual.
 PERSON_ROLES = frozenset({"Employee", "Executive", "Consultant", "Talent", "Celebrity", "Athlete",
                           "Endorser", "Professional"})
-# A preamble that leaves some parties to the signature page ("the undersigned individual").
-_SIGNATURE_PAGE_RE = re.compile(r"(?i)signature\s+pages?\b|\bundersigned\b")
+# A preamble that leaves some parties to the signature page ("the undersigned individual",
+# "the company identified below").
+_SIGNATURE_PAGE_RE = re.compile(
+    r"(?i)signature\s+pages?\b|\bundersigned\b|\b(?:named|identified|listed|set\s+forth|indicated|designated)\s+below\b")
 SOURCE_ROLES = {"preamble": "preamble", "label": "definition", "signature block": "signature block"}
 
 

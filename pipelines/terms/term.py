@@ -181,6 +181,25 @@ _UNTIL_TERMINATED_RE = re.compile(
     r"\b(?:continue|remain)\s+(?:\w+\s+){0,8}?for\s+so\s+long\s+as\b",
     re.IGNORECASE,
 )
+# A term that runs until an event the contract does not date: "shall extend until the last date
+# of expiration of the ... rights licensed", "will ... continue through the completion of
+# Developer's services", "shall expire if the Investment Advisor ceases to serve".  The initial
+# term is then "until an event" and the expiration not stated: CUAD's annotators call half of
+# these perpetual and leave the other half blank.  Not a termination ("until terminated", "until
+# revoked", "the date stated in the notice of termination"), the term's own end ("until the
+# expiration of the Term", "the earliest of"), a blank ("until _______") or a period before a date.
+_UNTIL_EVENT_RE = re.compile(
+    r"(?:\b(?:continue|remain|extend|be\s+in\s+(?:full\s+)?(?:force|effect))\b[^.;]{0,80}?\b(?:until|through)|"
+    r"\b(?:shall|will)\s+(?:automatically\s+)?expire\s+(?:if|when|upon)\b)\s+"
+    r"(?P<event>(?!(?:it\s+is\s+|so\s+)?terminated\b|(?:the\s+)?(?:earlier\s+)?termination\b|"
+    r"(?:the\s+)?(?:expiration|expiry|end)\s+of\s+(?:the|this|such|any)\s+(?:\w+\s+){0,2}?(?:term|agreement|period)\b|"
+    r"(?:a|either|one)\s+party\b|such\s+time\s+as\s+(?:it\s+is\s+)?terminated|(?:the\s+)?(?:earlier|earliest|later|latest|first)\b|"
+    r"(?:it\s+is\s+)?revoked\b|the\s+date\s+(?:stated|specified|set\s+forth)\s+in\s+(?:the|a|any|such)\s+notice\b|"
+    r"(?:the\s+)?[A-Z]\w+\s+(?:Period|Term)\b|[^.;]*_{3})"
+    r"[^.;]{8,160})",
+    re.IGNORECASE,
+)
+UNTIL_EVENT = "until an event"
 # How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
 _RENEWAL_RE = re.compile(
     r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
@@ -298,6 +317,7 @@ class _TermClause:
     end_date: DateMention | None
     start_date: DateMention | None
     ends_with_start_year: bool = False  # "until the end of the current calendar year"
+    event: str | None = None  # what ends a term that runs "until an event"
 
 
 def read_term(text: str, segments: list[Segment], start: TermValue | None,
@@ -363,6 +383,10 @@ def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
     computed from a start it may not date the same way."""
     clauses = _term_clauses(text, segments)
     clause = next(clauses, None)
+    if clause is not None and clause.open_ended == UNTIL_EVENT:
+        # "shall continue until full performance by both parties" before "The term of this
+        # Agreement is six (6) months": a length or date stated anywhere says more than an event.
+        clause = next((c for c in clauses if c.length is not None or c.end_date is not None), clause)
     if clause is not None and clause.length is not None and clause.end_date is None:
         stated = next((c for c in clauses if c.end_date is not None), None)
         if stated is not None:
@@ -436,14 +460,17 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
     if length is None:
         length = _anniversary(text, start, end) or _contract_years(text, start, end)
     ends_with_start_year = end_date is None and _CURRENT_YEAR_END_RE.search(text, start, end) is not None
-    open_ended = None
+    open_ended = event = None
     # "shall continue in perpetuity following termination" is what survives, not the term.
     if not _SURVIVAL_RE.search(text, start, end):
         if _PERPETUAL_RE.search(text, start, end):
             open_ended = "perpetual"
         elif _UNTIL_TERMINATED_RE.search(text, start, end):
             open_ended = "until terminated"
-    return _TermClause(start, end, length, open_ended, end_date, start_date, ends_with_start_year)
+        elif (until := _UNTIL_EVENT_RE.search(text, start, end)) is not None and not dated and \
+                not find_durations(text, until.start("event"), until.end("event")):
+            open_ended, event = UNTIL_EVENT, " ".join(until.group("event").split()).rstrip(",")
+    return _TermClause(start, end, length, open_ended, end_date, start_date, ends_with_start_year, event)
 
 
 def _anniversary(text: str, start: int, end: int) -> Duration | None:
@@ -479,7 +506,7 @@ def _term_values(text: str, clause: _TermClause, start: TermValue | None,
         values.append(TermValue(INITIAL_TERM, iso_duration(clause.length), 0.8, (term_quote,),
                                 {"text": length_text}))
     elif clause.open_ended and not clause.end_date:
-        values.append(TermValue(INITIAL_TERM, clause.open_ended, 0.7, (term_quote,), {"text": written}))
+        values.append(TermValue(INITIAL_TERM, clause.open_ended, 0.7, (term_quote,), _open_detail(clause, written)))
     if clause.end_date is not None:
         values.append(TermValue(EXPIRATION, clause.end_date.iso or NOT_STATED, 0.85,
                                 (term_quote, Quote(clause.end_date.start, clause.end_date.end, "end date")),
@@ -488,9 +515,15 @@ def _term_values(text: str, clause: _TermClause, start: TermValue | None,
         values.append(_end_of_start_year(clause, term_quote, start))
     elif clause.length is not None:
         values.append(_computed_expiration(text, clause, clause.length, term_quote, start, dated))
+    elif clause.open_ended == UNTIL_EVENT:
+        values.append(TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), _open_detail(clause, written)))
     elif clause.open_ended:
-        values.append(TermValue(EXPIRATION, clause.open_ended, 0.7, (term_quote,), {"text": written}))
+        values.append(TermValue(EXPIRATION, clause.open_ended, 0.7, (term_quote,), _open_detail(clause, written)))
     return values
+
+
+def _open_detail(clause: _TermClause, written: str) -> dict:
+    return {"text": written, "event": clause.event} if clause.event else {"text": written}
 
 
 def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_quote: Quote,
@@ -633,7 +666,8 @@ def _open_spans(clause: _TermClause | None, renewal: TermValue | None) -> list[t
     clause ("shall remain in effect until terminated by either Party upon thirty (30) days'
     notice") and the renewal clause."""
     spans = []
-    if clause is not None and clause.open_ended and clause.length is None and clause.end_date is None:
+    if clause is not None and clause.open_ended and clause.open_ended != UNTIL_EVENT and \
+            clause.length is None and clause.end_date is None:
         spans.append((clause.start, clause.end))
     if renewal is not None:
         spans += [(q.start, q.end) for q in renewal.evidence]
