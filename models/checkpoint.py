@@ -77,6 +77,8 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     state = {name: t.float() for name, t in tensors.items()}
     # written before the ranked tail (models/tail.py): candidates stop at the floor, as they did then
     state.setdefault("tail_size", torch.zeros(len(config.categories)))
+    # written before the wider spans (models/widening.py): none
+    state.setdefault("widen_weight", torch.zeros(len(config.categories)))
     # written before the cascade (models/cascade.py): every segment goes through the backbone
     state.setdefault("cascade_offset", torch.zeros(len(config.categories)))
     state.setdefault("cascade_cutoff", torch.tensor(float("-inf")))

@@ -52,6 +52,7 @@ class ClauseModel:
                              f"backbone has {self.backbone.hidden} and {self.backbone.vocab_size}")
         self.network = checkpoint.network.to(device).eval()
         self.tail = as_sizes(self.network.tail_size)
+        self.widen = tuple(self.network.widen_weight.tolist()) if bool(self.network.widen_weight.any()) else ()
         self.limits = BatchLimits.for_device(device)
         self.cascade = True  # False: every segment, repeats included, goes through the backbone (benchmarks compare)
         self.counts: Counter[str] = Counter()  # running totals: segments, skipped by the cascade, repeated
@@ -66,7 +67,8 @@ class ClauseModel:
         probabilities = self.probabilities(batch, mode=mode, top_k=top_k)
         c = self.config
         return [
-            document_findings(segments, p, self.presence(p), c.categories, c.emitted, c.floor, self.version, self.tail)
+            document_findings(segments, p, self.presence(p), c.categories, c.emitted, c.floor, self.version, self.tail,
+                              self.widen)
             for segments, p in zip(batch, probabilities)
         ]
 
@@ -89,7 +91,7 @@ class ClauseModel:
         """One document's findings from all of its segments' probabilities [n, C]."""
         c = self.config
         return document_findings(segments, probability, self.presence(probability), c.categories, c.emitted, c.floor,
-                                 self.version, self.tail)
+                                 self.version, self.tail, self.widen)
 
     def presence(self, probability: torch.Tensor) -> torch.Tensor:
         """[C] presence score per category (>= 0.5: the document contains it), from its segments' [n, C]."""

@@ -55,6 +55,8 @@ class ClauseNetwork(nn.Module):
         self.register_buffer("presence_threshold", torch.tensor(0.5))
         # per category, how many of a document's best segments are candidates below the floor (models/tail.py)
         self.register_buffer("tail_size", torch.zeros(n_categories))
+        # per category, the wider spans' weight (models/widening.py); 0: none
+        self.register_buffer("widen_weight", torch.zeros(n_categories))
         # which segments skip the backbone (models/cascade.py); -inf: none do
         self.register_buffer("cascade_offset", torch.zeros(n_categories))
         self.register_buffer("cascade_cutoff", torch.tensor(float("-inf")))

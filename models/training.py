@@ -41,6 +41,7 @@ import torch
 from models.backbone import Backbone
 from models.batching import BatchLimits
 from models.calibration import apply_platt, fit_per_category
+from models.candidates import candidate_scores
 from models.cascade import fit_cascade
 from models.checkpoint import round_to_storage, save_checkpoint
 from models.config import ModelConfig
@@ -53,11 +54,12 @@ from models.fitting import (
 from models.headings import section_headings
 from models.lexical import LexicalBag, LexicalLayer, padded_lexical_bag
 from models.network import ClauseNetwork
-from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability
+from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability, presence_score
 from models.selection import macro_average_precision
 from models.runtime import compute_dtype, pick_device
 from models.sampling import Sample, sample_segments
 from models.tail import choose_tail_sizes
+from models.widening import clause_texts, fit_weights
 
 REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "docs" / "validation_split.txt"
@@ -164,7 +166,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     log(f"experts: kept epoch {expert_epoch}")
     clock.lap("experts")
     round_to_storage(network)
-    recall, presence_threshold = _calibrate(network, encoded, rows, bag, held, config.top_k, config, chosen)
+    recall, presence_threshold = _calibrate(network, encoded, rows, bag, held, config.top_k, config, chosen, documents)
     log(f"presence: calibration contracts' macro-F1 peaks at threshold {presence_threshold}")
     log(f"ranked tail: {int(network.tail_size.sum())} segments per contract below the floor at most")
     clock.lap("calibration")
@@ -259,10 +261,11 @@ def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor,
 
 
 def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
-               k: int, config: ModelConfig, device: torch.device) -> tuple[float, float]:
-    """Fit the Platt calibrations, the presence decision, the ranked tail's sizes and the
-    cascade's cut-off on the calibration segments; returns routing recall@k and the presence
-    threshold moved to 0.5."""
+               k: int, config: ModelConfig, device: torch.device,
+               contracts: Sequence[LabelledDocument]) -> tuple[float, float]:
+    """Fit the Platt calibrations, the presence decision, the ranked tail's sizes, the wider
+    spans' weights and the cascade's cut-off on the calibration segments (of `contracts`);
+    returns routing recall@k and the presence threshold moved to 0.5."""
     router, refined, linear, ran = _held_out_logits(network, encoded, rows, bag, held, k, device)
     labels, weights = rows.labels[held], rows.weights[held]
     network.expert_scale[:], network.expert_bias[:] = fit_per_category(refined, labels, weights, ran)
@@ -282,6 +285,15 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
     emitted = torch.tensor([c in config.emitted for c in config.categories])  # the rest is never emitted
     sizes = choose_tail_sizes(probability, labels & emitted, documents, config.floor)
     network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
+    presence = presence_score(calibrated, network.presence_threshold)
+    held_documents = []
+    for i, number in enumerate(numbers):
+        at = np.flatnonzero(documents == number)
+        contract = contracts[number]
+        held_documents.append(([rows.texts[j] for j in held[at]],
+                               candidate_scores(probability[torch.from_numpy(at)], presence[i]),
+                               clause_texts(contract.text, contract.spans)))
+    network.widen_weight[:] = fit_weights(held_documents, config.categories, config.emitted)
     lexical = lexical_logits(network.router.lexical, bag.rows(torch.from_numpy(held)), device)
     offset, cutoff = fit_cascade(lexical, labels, emitted)
     network.cascade_offset[:] = offset

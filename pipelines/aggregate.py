@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
+from pipelines.datamodel import WIDER_SPAN_SOURCE, BatchResult, DocumentResult, DocumentStatus, Finding
 from pipelines.categories import KEY_TERMS, MULTI_VALUED
 from pipelines.playbook.checks import SET_ASIDE, Issue, Unreadable, run_checks
 from pipelines.playbook.quotes import quote_problem
@@ -266,11 +266,13 @@ def _clusters(group: list[Finding]) -> list[list[Finding]]:
     """Groups of findings whose char spans overlap, transitively.
 
     Findings without a span (end <= start: a value read from metadata, say) cannot overlap,
-    so they group by value instead.
+    so they group by value instead.  The model's wider spans stay alone: each is the same
+    evidence as the clause it widens, not a second source for it.
     """
-    clusters: list[list[Finding]] = []
+    clusters: list[list[Finding]] = [[f] for f in group if f.source == WIDER_SPAN_SOURCE]
     end = -1
-    for f in sorted((f for f in group if f.end > f.start), key=lambda f: (f.start, f.end)):
+    anchored = (f for f in group if f.end > f.start and f.source != WIDER_SPAN_SOURCE)
+    for f in sorted(anchored, key=lambda f: (f.start, f.end)):
         if clusters and f.start < end:
             clusters[-1].append(f)
             end = max(end, f.end)

@@ -96,6 +96,11 @@ class Segment:
     box: Box | None = None
 
 
+# The source of the model's wider spans (models/widening.py): alternative candidates for a
+# clause it found, which aggregation keeps apart instead of merging into that clause.
+WIDER_SPAN_SOURCE = "model-span"
+
+
 @dataclass
 class Finding:
     """One piece of evidence that a document has a clause or key term.

@@ -8,7 +8,7 @@ import pytest
 from pipelines.aggregate import (
     DocumentAssessment, aggregate_document, assess_batch, merge_findings, risk, summarize_batch,
 )
-from pipelines.datamodel import BatchResult, DocumentResult, Finding
+from pipelines.datamodel import WIDER_SPAN_SOURCE, BatchResult, DocumentResult, Finding
 from pipelines.playbook import PlaybookError, load_playbook, parse_playbook
 from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import WEIGHTS
@@ -58,6 +58,15 @@ def test_three_sources_and_chained_overlaps(playbook):
     merged = merge_findings(found, playbook)
     assert [(m.finding.start, m.finding.source) for m in merged] == [(140, "rules+key-terms+model"), (500, "model")]
     assert merged[0].finding.confidence == pytest.approx(1 - 0.5 ** 3)
+
+
+def test_a_wider_span_stays_its_own_candidate_beside_the_clause_it_widens(playbook):
+    model = f("License Grant", 100, 300, 0.9, "model")
+    neighbour = f("License Grant", 301, 500, 0.2, "model")
+    wider = f("License Grant", 100, 500, 0.02, WIDER_SPAN_SOURCE)
+    merged = merge_findings([model, neighbour, wider], playbook)
+    assert sorted((m.finding.start, m.finding.end, m.finding.confidence, m.finding.source) for m in merged) == [
+        (100, 300, 0.9, "model"), (100, 500, 0.02, WIDER_SPAN_SOURCE), (301, 500, 0.2, "model")]
 
 
 def test_categories_never_merge_and_playbook_input_is_ignored(playbook):

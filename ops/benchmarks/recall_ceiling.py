@@ -10,9 +10,10 @@ reaches.
 
 `--fit` first chooses the tail's size per category on the calibration contracts (training
 split, held out of fitting; the same draw and function as `clausemill train`) and writes it
-into the checkpoint, for a checkpoint trained before the tail existed.
+into the checkpoint, for a checkpoint trained before the tail existed; `--fit-widening` does
+the same for the wider spans' weights (models/widening.py).
 
-    python ops/benchmarks/recall_ceiling.py [--fit] [--checkpoint PATH]
+    python ops/benchmarks/recall_ceiling.py [--fit] [--fit-widening] [--checkpoint PATH]
 
 CUAD: CC BY 4.0, The Atticus Project.
 """
@@ -36,7 +37,9 @@ from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint, save_checkpoi
 from models.corpus import LabelledDocument, load_cuad, read_split, segment_labels  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
 from models.runtime import pick_device  # noqa: E402
+from models.candidates import candidate_scores  # noqa: E402
 from models.tail import as_sizes, choose_tail_sizes  # noqa: E402
+from models.widening import clause_texts, fit_weights  # noqa: E402
 from models.training import SPLIT_FILE, TrainSettings, pick_calibration  # noqa: E402
 from pipelines.datamodel import Segment  # noqa: E402
 from pipelines.rules import analyse_segments  # noqa: E402
@@ -79,14 +82,31 @@ def fit_tail(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocum
     print("  " + ", ".join(f"{category} {k}" for category, k in zip(c.categories, sizes) if k))
 
 
+def fit_widening(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument]) -> None:
+    """Fit the wider spans' weights on the calibration contracts and write them into the checkpoint."""
+    held = []
+    for doc in documents:
+        segments = doc.segments()
+        p = model.probabilities([segments])[0]
+        held.append(([s.text for s in segments], candidate_scores(p, model.presence(p)), clause_texts(doc.text, doc.spans)))
+    c = model.config
+    model.network.widen_weight[:] = fit_weights(held, c.categories, c.emitted)
+    model.widen = tuple(model.network.widen_weight.tolist())
+    model.version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size)
+    print(f"wider spans fitted on {len(documents)} calibration contracts for "
+          f"{int((model.network.widen_weight > 0).sum())} categories; checkpoint {checkpoint} is now version {model.version}")
+
+
 def prediction_lines(model: ClauseModel, documents: list[LabelledDocument], segments_of: list[list[Segment]],
-                     probabilities: list[torch.Tensor], rule_lines: list[dict], tail: bool) -> dict[str, list[dict]]:
-    """{source: lines} from one pass of the model's probabilities, with or without the tail."""
+                     probabilities: list[torch.Tensor], rule_lines: list[dict], tail: bool,
+                     widen: bool = False) -> dict[str, list[dict]]:
+    """{source: lines} from one pass of the model's probabilities, with or without the tail
+    (and the wider spans)."""
     c = model.config
     model_lines: list[dict] = []
     for doc, segments, p in zip(documents, segments_of, probabilities):
         found = document_findings(segments, p, model.presence(p), c.categories, c.emitted, c.floor, model.version,
-                                  model.tail if tail else ())
+                                  model.tail if tail else (), model.widen if widen else ())
         model_lines += [{"document": doc.name, "category": f.category, "text": f.text, "probability": f.confidence}
                         for f in found]
     return {"model": model_lines, "union": model_lines + rule_lines}
@@ -114,13 +134,16 @@ def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict
     return summary, missed
 
 
-def model_and_contracts(description: str, fit_help: str) -> tuple[argparse.Namespace, ClauseModel,
+def model_and_contracts(description: str, fit_help: str, widening: bool = False) -> tuple[argparse.Namespace, ClauseModel,
                                                                    list[LabelledDocument], set[str]]:
     """The command line the model benchmarks share (--checkpoint, --fit, --device), then the
     model (int8 on a CPU, as the gpu worker runs it), every CUAD contract and the validation names."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     parser.add_argument("--fit", action="store_true", help=fit_help)
+    if widening:
+        parser.add_argument("--fit-widening", action="store_true",
+                            help="fit the wider spans' weights on the calibration contracts first")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     if not CUAD.is_dir():
@@ -130,10 +153,13 @@ def model_and_contracts(description: str, fit_help: str) -> tuple[argparse.Names
 
 
 def main() -> None:
-    args, model, documents, validation = model_and_contracts(__doc__, "choose the tail on the calibration contracts first")
+    args, model, documents, validation = model_and_contracts(
+        __doc__, "choose the tail on the calibration contracts first", widening=True)
     started = time.perf_counter()
     if args.fit:
         fit_tail(model, args.checkpoint, calibration_documents(documents, validation))
+    if args.fit_widening:
+        fit_widening(model, args.checkpoint, calibration_documents(documents, validation))
     chosen = [d for d in documents if d.name in validation]
     segments_of = [d.segments() for d in chosen]
     probabilities = [model.probabilities([segments])[0] for segments in segments_of]
@@ -147,9 +173,9 @@ def main() -> None:
     print("\n| predictions | AUPR | P@80R | P@90R | recall at 0 | lines per contract |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     missed_by: dict[str, dict[str, tuple[int, int]]] = {}
-    for tail in (False, True):
-        for source, lines in prediction_lines(model, chosen, segments_of, probabilities, rule_lines, tail).items():
-            label = f"{source}, {'with' if tail else 'without'} the tail"
+    for tail, widen in ((False, False), (True, False), (True, True)):
+        for source, lines in prediction_lines(model, chosen, segments_of, probabilities, rule_lines, tail, widen).items():
+            label = f"{source}, {'with' if tail else 'without'} the tail" + (" and wider spans" if widen else "")
             summary, missed_by[label] = score(scorer, names, lines)
             print(f"| {label} | {summary['aupr']:.3f} | {summary['prec_at_80_recall']:.3f} | "
                   f"{summary['prec_at_90_recall']:.3f} | {summary['recall_at_0']:.3f} | {len(lines) / len(chosen):.0f} |")

@@ -26,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from models.widening import cuad_words as words, word_jaccard as jaccard  # noqa: E402
 from pipelines.datamodel import PageText, document_text  # noqa: E402
 from pipelines.stages.extract import extract_text_layer  # noqa: E402
 from pipelines.stages.segment import segment_document  # noqa: E402
@@ -35,17 +36,6 @@ THRESHOLD = 0.5
 MAX_RUN = 3
 SHORT_ANSWER_CATEGORIES = frozenset({"document name", "parties", "agreement date", "effective date"})
 """Names and dates: a few words each, found by key-term extraction, never by a whole segment."""
-
-
-def words(text: str) -> frozenset[str]:
-    for token in ".,;:":
-        text = text.replace(token, "")
-    return frozenset(text.lower().replace("/", " ").split())
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    union = a | b
-    return len(a & b) / len(union) if union else 0.0
 
 
 def best_jaccards(text: str, spans: list[dict]) -> list[tuple[dict, float, float]]:
