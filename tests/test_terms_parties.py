@@ -332,6 +332,14 @@ def test_the_company_identified_below_is_named_by_its_signature_block():
         ("Pinecrest Software Corporation", None), ("Redwood Logistics, Inc.", "Company")]
 
 
+def test_the_reader_addressed_as_you_is_named_by_the_block_headed_by_their_role():
+    text = ('This Confidentiality Agreement is between Lakeside Bank, N.A. ("Lakeside") and you, the employee '
+            'signing below ("you").\n\nYou agree to keep the Bank\'s Confidential Information secret.\n\n'
+            "LAKESIDE BANK, N.A.\nBy: /s/ Ann Gray\nName: Ann Gray\n\nEMPLOYEE\nSignature: ____\nName: Robert Brown\n")
+    assert [(p["name"], p["short_names"], p["kind"]) for p in _parties(text)] == [
+        ("Lakeside Bank, N.A.", ["Lakeside"], "organisation"), ("Robert Brown", ["you"], "individual")]
+
+
 def test_an_ndas_disclosing_and_receiving_party_are_short_names():
     text = ('This Non-Disclosure Agreement ("Agreement") is entered into on this 12th day of August, 2021 by and between '
             "ABC Technologies Corp., with its principal place of business at 55 Elm Street, Austin, Texas 78701, "

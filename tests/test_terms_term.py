@@ -330,3 +330,11 @@ def test_until_revoked_or_a_blank_is_not_an_event():
                      "This Agreement shall continue in effect from the date hereof and until _______, unless extended."):
         _, terms = _terms(PREAMBLE + "5. Term. " + sentence)
         assert terms.get("Initial Term") is None or terms["Initial Term"].value != "until an event"
+
+
+def test_an_ndas_duty_of_confidence_that_expires_is_its_term():
+    _, terms = _terms(
+        PREAMBLE + "The Recipient's duty to protect Confidential Information shall expire five (5) years from the "
+        "date of this Agreement.")
+    assert terms["Initial Term"].value == "P5Y"
+    assert terms["Expiration Date"].value == "2025-03-01"

@@ -34,7 +34,8 @@ PERSON_ROLES = frozenset({"Employee", "Executive", "Consultant", "Talent", "Cele
 # A preamble that leaves some parties to the signature page ("the undersigned individual",
 # "the company identified below").
 _SIGNATURE_PAGE_RE = re.compile(
-    r"(?i)signature\s+pages?\b|\bundersigned\b|\b(?:named|identified|listed|set\s+forth|indicated|designated)\s+below\b")
+    r"(?i)signature\s+pages?\b|\bundersigned\b|\b(?:named|identified|listed|set\s+forth|indicated|designated)\s+below\b|"
+    r"\bsign(?:s|ing|ed)?\s+below\b")
 SOURCE_ROLES = {"preamble": "preamble", "label": "definition", "signature block": "signature block"}
 
 

@@ -196,6 +196,8 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
         role = _role_short(shorts)
         if mention is None and mentions and role and _unnamed_party(text, mentions[-1].clause_end, d_start, role):
             mention = Mention(role, d_start, d_end, "preamble", unnamed=True)
+        elif mention is None and mentions and (reader := _addressed_party(text, mentions[-1].clause_end, d_start)):
+            mention = Mention(reader, d_start, d_end, "preamble", unnamed=True)
         if mentions and set(shorts) <= set(mentions[-1].short_names):
             mentions[-1].clause_end = d_end  # the same party again: "... Toronto (the "Consultant")"
         elif mentions and _CAPACITY_RE.match(text, mentions[-1].clause_end, d_start):
@@ -365,6 +367,21 @@ def _unnamed_party(text: str, previous_end: int, d_start: int, role: str) -> boo
         return False
     rest = between[listed.end():]
     return bool(_UNNAMED_RE.match(rest)) or _ARTICLE_RE.sub("", rest.strip()).lower() == role.lower()
+
+
+# The reader as a party: "between Lakeside Bank, N.A. ("Lakeside") and you, the employee signing
+# below ("you")".
+_ADDRESSED_RE = re.compile(r"(?i)\band\s+you\b,?\s*(?:the\s+(?P<role>[a-z][\w-]*)\b)?")
+
+
+def _addressed_party(text: str, previous_end: int, d_start: int) -> str | None:
+    """The role an addressed party ("and you, the employee ...") is shown by until its
+    signature block names it; None when the definition does not follow "and you"."""
+    m = _ADDRESSED_RE.search(text, previous_end, d_start)
+    if m is None:
+        return None
+    role = (m.group("role") or "").capitalize()
+    return role if role.lower() in ROLE_WORDS else "You"
 
 
 def _mention_before(text: str, start: int, end: int, named_only: bool = False,

@@ -55,7 +55,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:\s*\([^)]{0,40}\))?\s+(?:remains|continues|expires|terminates|ends|runs)\s+"
         r"(?:in\s+(?:full\s+)?(?:force|effect)\b|until\b|for\b|on\b)",
         re.IGNORECASE),
-    re.compile(r"\bobligations\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain)\b"
+    # "The Recipient's duty to protect Confidential Information shall expire five (5) years from ..."
+    re.compile(r"\b(?:obligations|dut(?:y|ies))\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain|expire|terminate)\b"
                r"(?!\s+(?:responsible|liable|bound|obligated|subject)\b)|"
                # "Recipient agrees to keep all Confidential Information confidential for a period of five (5) years"
                r"\b(?:keep|hold|maintain)\b[^.]{0,150}?\bconfiden\w*\b[^.]{0,80}?\bfor\s+(?:a\s+)?(?:period\s+of\s+)?\S",
