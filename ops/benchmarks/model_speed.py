@@ -32,7 +32,7 @@ import json
 import lzma
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import torch
@@ -51,25 +51,27 @@ from pipelines.datamodel import Segment  # noqa: E402
 CUAD = REPO.parent / "shared" / "data" / "cuad"
 
 
+def first_segments(docs: Iterable[list[Segment]], n_segments: int) -> list[list[Segment]]:
+    """Whole documents (positions are features) until n_segments are reached, the last cut."""
+    out: list[list[Segment]] = []
+    total = 0
+    for segments in docs:
+        out.append(segments[: n_segments - total])
+        total += len(out[-1])
+        if total >= n_segments:
+            break
+    return out
+
+
 def documents(cuad: Path, n_segments: int) -> list[list[Segment]]:
-    """Whole validation documents (positions are features) until n_segments are reached, the last cut."""
+    """The first n_segments of the validation documents, as CUAD's segmentation cuts them."""
     # Imported here: CUAD's segmentation pulls in the parsers (pdf, docx), which a GPU machine
     # reading --segments-file need not have.
     from models.corpus import load_cuad, read_split
     from models.training import SPLIT_FILE
 
-    out: list[list[Segment]] = []
-    total = 0
     validation = read_split(SPLIT_FILE)
-    for doc in load_cuad(cuad):
-        if doc.name not in validation:
-            continue
-        segments = doc.segments()[: n_segments - total]
-        out.append(segments)
-        total += len(segments)
-        if total >= n_segments:
-            break
-    return out
+    return first_segments((doc.segments() for doc in load_cuad(cuad) if doc.name in validation), n_segments)
 
 
 def write_segments(docs: list[list[Segment]], path: Path) -> None:
@@ -78,15 +80,8 @@ def write_segments(docs: list[list[Segment]], path: Path) -> None:
 
 
 def read_segments(path: Path, n_segments: int) -> list[list[Segment]]:
-    docs = [[Segment(*row) for row in doc] for doc in json.loads(lzma.decompress(path.read_bytes()))]
-    out: list[list[Segment]] = []
-    total = 0
-    for doc in docs:
-        out.append(doc[: n_segments - total])
-        total += len(out[-1])
-        if total >= n_segments:
-            break
-    return out
+    rows = json.loads(lzma.decompress(path.read_bytes()))
+    return first_segments(([Segment(*row) for row in doc] for doc in rows), n_segments)
 
 
 def best_rate(run: Callable[[], None], n: int, repeats: int, device: torch.device) -> float:
