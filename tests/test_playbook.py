@@ -144,12 +144,13 @@ def test_weakly_evidenced_required_clause_is_missing_with_its_quote(default):
 
 
 def test_risky_clause_present_only_above_the_presence_threshold(default):
-    found = [finding("Uncapped Liability", 0.8), finding("Non-Compete", 0.4)]
+    uncapped = "The limitations of liability in Section 9 shall not apply to a breach of confidentiality."
+    found = [finding("Uncapped Liability", 0.8, text=uncapped), finding("Non-Compete", 0.4)]
     issues, _ = run_checks(default, found, {})
     risky = [i for i in issues if i.kind == "risky"]
     assert [i.finding.category for i in risky] == ["Uncapped Liability"]
     assert risky[0].finding.severity == "critical" and risky[0].finding.confidence == 0.8
-    assert risky[0].finding.text == "clause text" and risky[0].finding.page == 2
+    assert risky[0].finding.text == uncapped and risky[0].finding.page == 2
 
 
 def test_value_checks(default):

@@ -127,6 +127,25 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
      "use its marks during the Term.", "nothing said of transfer"),
     ("Irrevocable Or Perpetual License", "(a) An irrevocable standby letter of credit from a bank satisfactory to "
      "the Transporter;", "no licence granted"),
+    ("Uncapped Liability", ("IN NO EVENT SHALL EITHER PARTY BE LIABLE FOR ANY INDIRECT, SPECIAL OR CONSEQUENTIAL "
+      "DAMAGES ARISING OUT OF THIS AGREEMENT."), "a cap or exclusion that leaves nothing uncapped"),
+    ("Uncapped Liability", "The Maker's total liability shall not exceed the price of the Goods sold.",
+     "a cap or exclusion that leaves nothing uncapped"),
+    ("Exclusivity", "THE WARRANTIES IN SECTION 7 ARE THE EXCLUSIVE WARRANTIES GIVEN BY THE MAKER.",
+     "no exclusivity stated"),
+    ("Exclusivity", "The indemnifying party shall have the exclusive right to settle any such claim.",
+     "no exclusivity stated"),
+    ("Exclusivity", "6.2 Exclusivity with Respect to the Region.", "a heading or contents line"),
+    ("Termination For Convenience", ("Either party may terminate this Agreement if the other party fails materially "
+      "to perform any of its duties."), "termination for cause, not convenience"),
+    ("Termination For Convenience", "The parties may terminate this Agreement at any time by mutual written agreement.",
+     "termination by agreement, not convenience"),
+    ("Termination For Convenience", ("This Agreement may be terminated at any time upon the occurrence of any of the "
+      "following events:"), "a lead-in"),
+    ("Minimum Commitment", "The Reseller shall maintain all such records for a minimum of three years.",
+     "no minimum stated"),
+    ("Governing Law", ("Any dispute shall be settled by arbitration under the rules and regulations of the Ruritanian "
+      "Arbitration Institute."), "no law named"),
 ])
 def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem: str):
     assert quote_problem(category, text) == problem
@@ -195,6 +214,18 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
     ("Termination For Convenience", ("The Buyer may terminate this Agreement at any time for convenience and cancel "
       "all open orders.")),
     ("Governing Law", "laws of the State of Ruritania"),
+    ("Uncapped Liability", ("Except for a breach of Section 9, neither party shall be liable for any indirect or "
+      "consequential damages.")),
+    ("Uncapped Liability", ("Nothing in this Section 12.2 shall limit a party's obligation to pay the amounts due "
+      "under Section 5.")),
+    ("Uncapped Liability", "The Buyer waives any and all limitations or liability caps on its contribution."),
+    ("Termination For Convenience", ("This Agreement shall be terminable by either party upon sixty (60) days' written "
+      "notice to the other.")),
+    ("Termination For Convenience", ("This Agreement may be terminated by the written agreement of the parties or by "
+      "either party upon 5 days written notice.")),
+    ("Termination For Convenience", ("The Agent may terminate this Agreement by giving the notice indicated below at "
+      "any time after it becomes effective, as follows:")),
+    ("Minimum Commitment", "The Licensee is obligated to pay the licence fee for a minimum of 36 months."),
 ])
 def test_quotes_that_state_their_clause(category: str, text: str):
     assert quote_problem(category, text) is None

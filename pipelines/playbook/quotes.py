@@ -44,6 +44,9 @@ _VERB = re.compile(
 )
 _HEADING_MAX_WORDS = 10
 _MINOR_WORD_CHARS = 3  # "of", "and", "the" stay lower case in a title
+# Longer words a title keeps in lower case too: "Exclusivity with Respect to the Territory".
+_MINOR_WORDS = frozenset({"with", "from", "into", "upon", "under", "over", "after", "before", "between",
+                          "within", "without", "through", "against", "during", "including", "regarding"})
 
 
 # --- negations: a restriction the quote denies ---------------------------------------------
@@ -123,6 +126,17 @@ _LIMITATION_OF_ACTIONS = re.compile(
 _CARVE_OUT = re.compile(
     r"\bexcept(?:ing)?\b|\bshall\s+not\s+apply\b|\bwill\s+not\s+apply\b|\bexclud(?:ing|es?)\b|\bother\s+than\b|"
     r"\bunlimited\b|\buncapped\b",
+    re.IGNORECASE,
+)
+# What leaves liability outside a limit: a carve-out, "notwithstanding", "provided that", "nothing
+# in this Section shall limit", "not limited", a waiver of the limitations.  A plain cap or a plain
+# exclusion of consequential damages leaves nothing uncapped; 82 of CUAD's 85 training snippets
+# of Uncapped Liability carve something out, the other three say nothing limits it or waive the caps.
+_LEFT_UNCAPPED = re.compile(
+    _CARVE_OUT.pattern + r"|\bnotwithstanding\b|\bprovided\s*,?\s*(?:that|however)\b|\bsave\b|\bunless\b|"
+    r"\bsubject\s+to\b|\bin\s+excess\b|\bnot\s+(?:be\s+)?(?:\w+\s+)?limit|\bwithout\s+limit|"
+    r"\bnothing\b[^;]{0,120}?\b(?:limit|restrict)|\bwaives?\b[^.;]{0,80}?\b(?:limit|caps?)\b|"
+    r"\bdoes\s+not\s+(?:apply|limit)",
     re.IGNORECASE,
 )
 # Liability, damages, remedies: what a cap or an exclusion of liability is about.
@@ -229,7 +243,7 @@ def is_heading(text: str) -> bool:
     words = text.split()
     if not words or len(words) > _HEADING_MAX_WORDS:
         return False
-    major = [w for w in words if w[:1].isalpha() and len(w) > _MINOR_WORD_CHARS]
+    major = [w for w in words if w[:1].isalpha() and len(w) > _MINOR_WORD_CHARS and w not in _MINOR_WORDS]
     return bool(major) and all(w[0].isupper() for w in major)
 
 
@@ -256,10 +270,13 @@ def _retained(text: str) -> str | None:
 
 
 def _uncapped(text: str) -> str | None:
-    """A time bar on claims, which caps nothing and leaves nothing uncapped, unless it carves
-    something out."""
+    """Liability left outside a limit.  A time bar on claims caps nothing, and a plain cap or
+    exclusion of consequential damages ("in no event shall either party be liable for indirect
+    damages") leaves nothing uncapped, unless it carves something out."""
     if _LIMITATION_OF_ACTIONS.search(text) and not _CARVE_OUT.search(text):
         return "a limitation of actions"
+    if not _LEFT_UNCAPPED.search(text):
+        return "a cap or exclusion that leaves nothing uncapped"
     return None
 
 
@@ -307,12 +324,20 @@ def _exclusive(text: str) -> str | None:
 
 def _for_convenience(text: str) -> str | None:
     """Ending the contract at will, as opposed to for the other side's breach or default, a
-    notice that terminates nothing, or cancelling an order."""
+    notice that terminates nothing, or cancelling an order.  Ending it by both parties' written
+    agreement needs no clause, and a lead-in to a list of events ("may be terminated at any time
+    upon the occurrence of any of the following events:") names no ground by itself; "at any
+    time" alone makes neither at will."""
     ends = _ORDER_CANCELLATION.sub(" ", text)
-    if not _TERMINATION.search(ends) and not _AT_WILL.search(_ANY_TIME.sub(" ", ends)):
+    at_will = _AT_WILL.search(_ANY_TIME.sub(" ", ends))
+    if not _TERMINATION.search(ends) and not at_will:
         return "no termination stated"
     if _FOR_CAUSE.search(text) and not _AT_WILL.search(text):
         return "termination for cause, not convenience"
+    if not at_will and _BY_AGREEMENT.search(text) and not _ON_NOTICE.search(text):
+        return "termination by agreement, not convenience"
+    if not at_will and text.rstrip().endswith(":") and not _ON_NOTICE.search(text):
+        return "a lead-in"
     return None
 
 
@@ -330,13 +355,15 @@ def _competes(text: str) -> str | None:
 
 
 def _law_named(text: str) -> str | None:
-    """A governing-law clause names a law; "governed by the Master Agreement" names a contract."""
-    return None if _LAW.search(text) else "no law named"
+    """A governing-law clause names a law; "governed by the Master Agreement" names a contract,
+    and an arbitral body's "rules and regulations" name no law."""
+    return None if _LAW.search(_ARBITRATION_RULES.sub(" ", text)) else "no law named"
 
 
 def _committed(text: str) -> str | None:
-    """A minimum commitment names an amount someone must at least buy, sell, pay or do."""
-    return None if _MINIMUM.search(text) else "no minimum stated"
+    """A minimum commitment names an amount someone must at least buy, sell, pay or do; how
+    long records are kept ("maintain all such records for a minimum of three years") is not one."""
+    return None if _MINIMUM.search(_RECORD_KEEPING.sub(" ", text)) else "no minimum stated"
 
 
 def _no_problem(text: str) -> str | None:
@@ -365,27 +392,35 @@ _INSOLVENCY = re.compile(
     r"\breorgani[sz]\w*[^.;]{0,40}?\b(?:bankrupt\w*|insolven\w*|creditors?|arrangement)\b",
     re.IGNORECASE)
 # "Sole" and "exclusive" said of something other than dealing: a court's jurisdiction, one
-# side's option, cost or responsibility.
+# side's option, cost or responsibility, "the exclusive warranties", the right to settle or
+# defend a claim (an indemnity's procedure).
 _NOT_DEALING = re.compile(
     r"\b(?:sole|exclusive)(?:\s+and\s+(?:sole|exclusive|absolute))?\s+(?:option|discretion|election|costs?|"
     r"expenses?|risk|responsibility|remed(?:y|ies)|liability|judg(?:e)?ment|jurisdiction|venue|forum|fault|benefit|place|"
     r"property|owner(?:ship)?)\b|"
     r"\b(?:solely|exclusively)\s+(?:responsible|liable|as\s+(?:necessary|required|needed)|for\s+(?:the\s+)?"
-    r"(?:purposes?|benefit)|to\s+the\s+extent|governed)\b|\bexclusive\s+of\b",
+    r"(?:purposes?|benefit)|to\s+the\s+extent|governed)\b|\bexclusive\s+of\b|"
+    r"\b(?:sole|exclusive)\s+warrant\w*|"
+    r"\b(?:sole\s+and\s+)?(?:sole|exclusive)\s+right\s+to\s+(?:settle|defend|prosecute|control\s+the\s+(?:defen[cs]e|prosecution))\b",
     re.IGNORECASE)
 _EXCLUSIVE = re.compile(
     r"\bexclusiv|\bsole(?:ly)?\b|\bonly\b|\bother\s+than\b|\b(?:any|no)\s+(?:other|third)|\bcompet|"
     r"\bnot\s+(?:\w+\s+){0,4}?(?:sell|appoint|grant|licen[cs]e|distribut|purchase|buy|engage|enter|market|offer|"
     r"procure|source|deal|contract|represent|promote)",
     re.IGNORECASE)
-_TERMINATION = re.compile(r"\bterminat|\bcancel|\bwithdraw|\babandon|\brevok|\bdiscontinu", re.IGNORECASE)
+_TERMINATION = re.compile(r"\bterminat|\bterminab|\bcancel|\bwithdraw|\babandon|\brevok|\bdiscontinu", re.IGNORECASE)
 _ANY_TIME = re.compile(r"\bat\s+any\s+time\b", re.IGNORECASE)  # alone, "may be changed at any time" ends nothing
 _FOR_CAUSE = re.compile(
-    r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfail(?:s|ed|ure)?\s+to\b|\bin\s+the\s+event\s+of\s+the\s+occurrence|"
+    r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfail(?:s|ed|ure)?\s+(?:\w+ly\s+)?to\b|\bin\s+the\s+event\s+of\s+the\s+occurrence|"
     r"\bfor\s+cause\b|\bviolat", re.IGNORECASE)
 _AT_WILL = re.compile(
     r"\bconvenience\b|\bwithout\s+(?:cause|reason)|\bfor\s+any\s+(?:or\s+no\s+)?reason|\bno\s+reason|"
     r"\bat\s+(?:any\s+time|will)\b|\bin\s+its\s+(?:sole\s+)?(?:and\s+absolute\s+)?discretion", re.IGNORECASE)
+# Both parties ending the contract together ("by mutual written agreement", "by written consent of
+# the parties"), and a party ending it alone on notice ("upon 5 days written notice").
+_BY_AGREEMENT = re.compile(
+    r"\b(?:by|upon|with)\s+(?:the\s+)?(?:mutual\s+)?(?:written\s+)?(?:agreement|consent)\b", re.IGNORECASE)
+_ON_NOTICE = re.compile(r"\bnotice\b", re.IGNORECASE)
 # Cancelling an order or a shipment, which leaves the contract standing.
 _ORDER_CANCELLATION = re.compile(
     r"\bcancel\w*\s+(?:\w+\s+){0,5}?(?:(?:purchase\s+)?orders?|on\s+order|shipments?|deliver(?:y|ies))\b",
@@ -403,10 +438,15 @@ _EMPLOYEE_SOLICITATION = re.compile(rf"\b(?:solicit|hire|employ|recruit|entice)\
                                     re.IGNORECASE)
 _COMPETE = re.compile(r"\bcompet\w*", re.IGNORECASE)
 _LAW = re.compile(r"\blaws?\b|\blegislation\b|\bstatutes?\b|\bcode\b|\bregulations\b", re.IGNORECASE)
+# An arbitral body's rules: "the rules and regulations of the American Arbitration Association".
+_ARBITRATION_RULES = re.compile(r"\brules\s+(?:and|or)\s+regulations\s+of\b", re.IGNORECASE)
 _MINIMUM = re.compile(
     r"\bminimum\b|\bminima\b|\bat\s+least\b|\b(?:not|no)\s+less\s+than\b|\bcommit\w*|\bguarantee\w*|\bquota|"
     r"\btarget|\bthreshold|\bshortfall|\btake[\s-]or[\s-]pay|\b(?:shall|will|agrees?\s+to)\s+(?:\w+\s+){0,3}?"
     r"(?:purchase|buy|order|sell|pay|procure)\b", re.IGNORECASE)
+_RECORD_KEEPING = re.compile(
+    r"\b(?:maintain|keep|retain|preserve)\w*\b[^.;]{0,60}?\brecords?\b[^.;]{0,40}?"
+    r"\b(?:for\s+)?(?:a\s+)?(?:minimum|at\s+least|(?:not|no)\s+less\s+than)\b", re.IGNORECASE)
 # "There are no third party beneficiaries", "nothing herein shall confer upon any Person other than
 # the Parties any rights", "solely for the benefit of the Parties": the boilerplate that denies
 # any; unless an exception names one ("except for the Affiliates ..., which are intended third
