@@ -105,6 +105,8 @@ def test_a_forum_in_the_present_tense_and_england_and_wales(clause, forum):
      "jurisdiction.", "India", "Mumbai"),
     ("This NDA shall be governed by English law and the parties submit to the exclusive jurisdiction of the "
      "English courts.", "England", "England"),
+    ("This Agreement shall be governed by Scots law and the Scottish courts shall have exclusive jurisdiction.",
+     "Scotland", "Scotland"),
 ])
 def test_an_ndas_law_and_forum_in_european_and_indian_wording(clause, place, forum):
     value = law(clause)

@@ -348,3 +348,15 @@ def test_an_ndas_disclosing_and_receiving_party_are_short_names():
             "1. The Receiving Party shall hold the Confidential Information in strict confidence.")
     assert [(p["name"], p["short_names"]) for p in _parties(text)] == [
         ("ABC Technologies Corp.", ["Disclosing Party"]), ("XYZ Consulting Ltd.", ["Receiving Party"])]
+
+
+def test_a_first_person_undertaking_names_the_company_and_the_writer():
+    text = (
+        "EMPLOYEE CONFIDENTIALITY AND INVENTION ASSIGNMENT AGREEMENT\n\nIn consideration of my employment by "
+        'Tarnwood Robotics, Inc., a Delaware corporation (the "Company"), I, Michael Chen, agree as follows:\n\n'
+        "1. I will hold in strictest confidence all Proprietary Information of the Company.\n"
+    )
+    company, writer = _parties(text)
+    assert (company["name"], company["short_names"], company["jurisdiction"]) == (
+        "Tarnwood Robotics, Inc.", ["Company"], "Delaware")
+    assert (writer["name"], writer["kind"]) == ("Michael Chen", "individual")

@@ -317,6 +317,19 @@ def test_a_term_that_runs_until_an_event_keeps_the_event_and_no_expiration():
     assert NOTICE not in terms
 
 
+def test_an_ndas_duty_of_confidence_until_an_event_beside_a_survival_clause():
+    # a common NDA template: the first clause says what survives, the second how long the duty lasts
+    _, terms = _terms(
+        PREAMBLE + "6. Time Periods. The nondisclosure provisions of this Agreement shall survive the termination "
+        "of this Agreement and Receiving Party's duty to hold Confidential Information in confidence shall remain in "
+        "effect until the Confidential Information no longer qualifies as a trade secret.")
+    assert terms["Initial Term"].value == "until an event"
+    assert terms["Initial Term"].detail["event"].startswith("the Confidential Information no longer qualifies")
+    _, terms = _terms(PREAMBLE + "6. The obligations of confidence shall survive termination and continue "
+                      "indefinitely.")
+    assert "Initial Term" not in terms
+
+
 def test_a_length_stated_later_outranks_an_event():
     _, terms = _terms(
         PREAMBLE + "2. Term. This Agreement shall continue until full performance by both parties.\n\n"

@@ -43,13 +43,18 @@ _ORGANISED_RE = re.compile(
     r"[^.;]{0,40}?\b(?:under|in\s+accordance\s+with|pursuant\s+to)\s+the\s+laws?\s+(?:of\s+)?$", re.IGNORECASE)
 # A law named by its adjective: "English law", "Colombian private law".
 _ADJECTIVES = {
-    "English": "England", "Scottish": "Scotland", "Irish": "Ireland", "German": "Germany",
+    "English": "England", "Scottish": "Scotland", "Scots": "Scotland", "Irish": "Ireland", "German": "Germany",
     "French": "France", "Swiss": "Switzerland", "Italian": "Italy", "Spanish": "Spain",
     "Dutch": "Netherlands", "Israeli": "Israel", "Chinese": "China", "Japanese": "Japan",
     "Korean": "South Korea", "Indian": "India", "Brazilian": "Brazil", "Colombian": "Colombia",
     "Mexican": "Mexico", "Canadian": "Canada", "Australian": "Australia", "Singaporean": "Singapore",
     "Swedish": "Sweden", "Danish": "Denmark", "Norwegian": "Norway", "Finnish": "Finland",
     "Belgian": "Belgium", "Austrian": "Austria", "Taiwanese": "Taiwan", "Polish": "Poland",
+    "Luxembourg": "Luxembourg", "Portuguese": "Portugal", "Greek": "Greece", "Turkish": "Turkey",
+    "Russian": "Russia", "Argentine": "Argentina", "Chilean": "Chile", "Peruvian": "Peru",
+    "Thai": "Thailand", "Malaysian": "Malaysia", "Indonesian": "Indonesia", "Philippine": "Philippines",
+    "Vietnamese": "Vietnam", "Saudi": "Saudi Arabia", "Emirati": "United Arab Emirates",
+    "Cypriot": "Cyprus", "Maltese": "Malta", "Czech": "Czech Republic", "Hungarian": "Hungary",
 }
 _ADJECTIVE_RE = re.compile(
     r"\b(?P<adjective>" + "|".join(_ADJECTIVES) + r")\s+(?:\w+\s+){0,2}?laws?\b")

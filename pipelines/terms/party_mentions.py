@@ -157,7 +157,32 @@ def preamble_mentions(text: str) -> list[Mention]:
         score = sum(2 if m.short_names else 1 for m in mentions)
         if score > best_score:
             best, best_score = mentions, score
-    return best or labelled_mentions(text) or _unintroduced_list(text)
+    return best or labelled_mentions(text) or _first_person(text) or _unintroduced_list(text)
+
+
+# A first-person agreement, an employee's or a consultant's confidentiality undertaking: "In
+# consideration of my employment by Redwood Robotics, Inc., a Delaware corporation (the
+# "Company"), I, Michael Chen, agree as follows".  The writer is a party as much as the company.
+_FIRST_PERSON_RE = re.compile(
+    r"\bI,\s+(?:the\s+undersigned,?\s+)?(?P<name>[A-Z][\w.'’\-]*(?:\s+[A-Z][\w.'’\-]*){1,4}),\s+"
+    r"(?:(?:do\s+)?hereby\s+)?(?:agree|acknowledge|understand|represent|covenant|certify|promise|undertake)")
+_ENGAGED_BY_RE = re.compile(
+    r"(?i)\bmy\s+(?:(?:continued|proposed)\s+)?(?:employment|engagement|services?|consulting\s+relationship)\s+"
+    r"(?:by|with|for|to)\s+")
+
+
+def _first_person(text: str) -> list[Mention]:
+    """The company and the person of a first-person agreement, or nothing."""
+    person = _FIRST_PERSON_RE.search(text, 0, min(len(text), PREAMBLE_CHARS))
+    if person is None:
+        return []
+    engaged = _ENGAGED_BY_RE.search(text, 0, min(len(text), PREAMBLE_CHARS))
+    company = [m for m in _party_list(text, engaged.end()) if m.short_names][:1] if engaged else []
+    name = clean_name(person.group("name"))
+    if name is None:
+        return company
+    return company + [Mention(name, person.start("name"), person.end("name"), "preamble",
+                              clause_end=person.end("name"), individual_hint=True)]
 
 
 # A letter's salutation on its own line: the letter's body, and its party list, start after it.

@@ -26,6 +26,7 @@ CUE_CHARS = 40
 HEADED_CLAUSE_CHARS = 600  # how far a "Term" heading's clause is read
 HEADING_CHARS = 40
 HEADING_ONLY_CHARS = 60
+SURVIVAL_CHARS = 60  # how near an open-ended phrase survival wording must be to be what it speaks of
 
 # Sentences that state the contract's own term, strongest first: a "Term" heading or the term
 # as subject ("The term of this Agreement shall ..."), the agreement as subject ("This Agreement
@@ -462,16 +463,23 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
         length = _anniversary(text, start, end) or _contract_years(text, start, end)
     ends_with_start_year = end_date is None and _CURRENT_YEAR_END_RE.search(text, start, end) is not None
     open_ended = event = None
-    # "shall continue in perpetuity following termination" is what survives, not the term.
-    if not _SURVIVAL_RE.search(text, start, end):
-        if _PERPETUAL_RE.search(text, start, end):
-            open_ended = "perpetual"
-        elif _UNTIL_TERMINATED_RE.search(text, start, end):
-            open_ended = "until terminated"
-        elif (until := _UNTIL_EVENT_RE.search(text, start, end)) is not None and not dated and \
-                not find_durations(text, until.start("event"), until.end("event")):
-            open_ended, event = UNTIL_EVENT, " ".join(until.group("event").split()).rstrip(",")
+    if (forever := _PERPETUAL_RE.search(text, start, end)) is not None:
+        open_ended = None if _survives(text, start, end, forever) else "perpetual"
+    elif (terminated := _UNTIL_TERMINATED_RE.search(text, start, end)) is not None:
+        open_ended = None if _survives(text, start, end, terminated) else "until terminated"
+    elif (until := _UNTIL_EVENT_RE.search(text, start, end)) is not None and not dated and \
+            not find_durations(text, until.start("event"), until.end("event")) and not _survives(text, start, end, until):
+        open_ended, event = UNTIL_EVENT, " ".join(until.group("event").split()).rstrip(",")
     return _TermClause(start, end, length, open_ended, end_date, start_date, ends_with_start_year, event)
+
+
+def _survives(text: str, start: int, end: int, m: re.Match[str]) -> bool:
+    """Whether an open-ended phrase says what outlives the contract ("shall continue in perpetuity
+    following termination", "survive termination and continue indefinitely") rather than how long
+    it runs.  Only the wording next to the phrase counts: in "The nondisclosure provisions shall
+    survive the termination of this Agreement and Receiving Party's duty to hold Confidential
+    Information in confidence shall remain in effect until ...", the second clause is the NDA's term."""
+    return _SURVIVAL_RE.search(text, max(start, m.start() - SURVIVAL_CHARS), min(end, m.end() + SURVIVAL_CHARS)) is not None
 
 
 def _anniversary(text: str, start: int, end: int) -> Duration | None:
