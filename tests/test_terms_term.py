@@ -351,3 +351,26 @@ def test_an_ndas_duty_of_confidence_that_expires_is_its_term():
         "date of this Agreement.")
     assert terms["Initial Term"].value == "P5Y"
     assert terms["Expiration Date"].value == "2025-03-01"
+
+
+def test_common_term_wordings_give_the_length_and_the_end():
+    for sentence, length, end in [
+        ("12.1 Term. The initial term of this Agreement shall commence on March 1, 2020 and expire on the fifth "
+         "(5th) anniversary thereof.", "P5Y", "2025-03-01"),
+        ("12.1 Subject to earlier termination, this Agreement shall have a term of eighteen months from the date "
+         "hereof.", "P18M", "2021-09-01"),
+        ("12.1 This Agreement shall be in force for a period of 5 (five) years as from the date of this Agreement.",
+         "P5Y", "2025-03-01"),
+    ]:
+        _, terms = _terms(PREAMBLE + sentence)
+        assert (terms["Initial Term"].value, terms["Expiration Date"].value) == (length, end), sentence
+
+
+def test_consecutive_terms_after_an_initial_period_are_a_renewal():
+    _, terms = _terms(
+        PREAMBLE + "10.1 Term of Agreement. This Agreement shall run for an initial period ending on December 31, "
+        "2023, and shall continue thereafter for consecutive one (1) year terms unless terminated by either party "
+        "giving at least three (3) months notice before the end of any such term.")
+    assert terms["Expiration Date"].value == "2023-12-31"
+    assert terms["Renewal Term"].value == "P1Y" and terms["Renewal Term"].detail["successive"]
+    assert terms[NOTICE].value == "P3M"

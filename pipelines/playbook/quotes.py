@@ -181,7 +181,7 @@ _COMPARISON = re.compile(
 _AUTOMATIC_RENEWAL = re.compile(
     r"\bautomatic(?:ally)?\b|\bauto-?renew|\b(?-i:evergreen)\b|\btacit(?:ly)?\b|\bunless\s+(?:either|a|one)\s+party\b|"
     r"\bunless\b[^.;]{0,80}?\bnotice\b|\b(?:renew|extend)\w*\s+(?:\w+\s+){0,4}?for\s+(?:\w+\s+){0,2}?"
-    r"(?:successive|additional|further|subsequent)\b|\b(?:month|year)[\s-]to[\s-](?:month|year)\b|"
+    r"(?:successive|consecutive|additional|further|subsequent)\b|\b(?:month|year)[\s-]to[\s-](?:month|year)\b|"
     r"\bthereafter\b[^.;]{0,80}?\buntil\b",
     re.IGNORECASE,
 )

@@ -50,7 +50,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"\b(?:your|his|her|the\s+\w+['’]s)\s+(?:employment|appointment))\b"
         r"(?:\s*\([^)]{0,40}\))?(?:[^.;]|\.(?=\d)){0,80}?"
         r"\b(?:shall|will|is\s+to)\s+(?:\w+\s+){0,3}?(?:continue|remain|expire|terminate|end|commence|begin|run|"
-        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect))\b|"
+        r"be\s+in\s+(?:full\s+)?(?:force|effect)|be\s+(?:for|valid|effective)|become\s+effective|come\s+into\s+(?:force|effect)|"
+        r"have\s+(?:an?\s+)?(?:(?:initial|original|fixed)\s+)?(?:term|duration))\b|"
         # the present tense, right after the contract: "This Agreement remains in force for two years from ..."
         r"(?<![a-z])(?<!termination\sof\s)(?<!expiration\sof\s)(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b"
         r"(?:\s*\([^)]{0,40}\))?\s+(?:remains|continues|expires|terminates|ends|runs)\s+"
@@ -74,12 +75,13 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE),
 )
 # "on the third anniversary of the Effective Date": a term of three years.  Also "the fifth (5t h)
-# anniversary" as text layers split the ordinal, "the third anniversary date of this Agreement".
+# anniversary" as text layers split the ordinal, "the third anniversary date of this Agreement", and
+# "commence on the Effective Date and expire on the fifth (5th) anniversary thereof".
 _ANNIVERSARY_RE = re.compile(
     r"\b(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|fifteenth|twentieth|"
     r"\d{1,2}(?:st|nd|rd|th)|(?P<count>one|two|three|four|five|seven|ten|fifteen|twenty|\d{1,2})(?:\s*\(\d+\))?[\s-]+year)"
-    r"\s+(?:\(\d+(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?\)\s+)?anniversary\s+(?:date\s+)?of\s+(?:the\s+)?"
-    r"(?:Effective\s+Date|Commencement\s+Date|date\s+(?:hereof|of\s+this\s+agreement)|this\s+agreement)",
+    r"\s+(?:\(\d+(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?\)\s+)?anniversary\s+(?:date\s+)?(?:of\s+(?:the\s+)?"
+    r"(?:Effective\s+Date|Commencement\s+Date|date\s+(?:hereof|of\s+this\s+agreement)|this\s+agreement)|thereof\b)",
     re.IGNORECASE)
 # An anniversary of the contract's own date ("the seventh anniversary of the date hereof"): it
 # counts from the agreement date even where the term commences on another day.
@@ -109,6 +111,10 @@ _FROM_EVENT_RE = re.compile(
 # A definition of something else ("“Contract Year” means ..."), which speaks of the term in passing.
 _OTHER_DEFINITION_RE = re.compile(
     r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
+# A lettered definition ("C. “Contract Year” shall mean each of the consecutive 12-month periods ..."):
+# no renewal, though a lettered "Contract Period" may well be the term.
+_LETTERED_DEFINITION_RE = re.compile(
+    r"\W*(?:[A-Za-z]|\([a-z]{1,3}\))\.?\s+[“\"][^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A duration that is the term's length: "for a period of", "an initial term of", "... from the Effective Date".
 _LENGTH_BEFORE_RE = re.compile(
     r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further|entire|full|whole)\s+)?"
@@ -205,8 +211,9 @@ UNTIL_EVENT = "until an event"
 # How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
 _RENEWAL_RE = re.compile(
     r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
-    r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
-    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:up\s+to\s+)?(?:an?\s+)?(?:additional|further|successive|"
+    r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|"
+    r"\bconsecutive\s+(?:[\w()-]+\s+){0,4}?(?:periods|terms)\b|\brenewal\s+(?:term|period)s?\b|"
+    r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:up\s+to\s+)?(?:an?\s+)?(?:additional|further|successive|consecutive|"
     r"subsequent|like|one|two|three|four|five|\d)|\b(?-i:evergreen)\b|\bthereafter\b[^.;]{0,60}\buntil\s+terminated|\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
     r"\bauto-renew|\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend|continue)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
     # "extended automatically", "renewed tacitly every year", "automatic annual renewals", "a renewable one-year term"
@@ -238,7 +245,7 @@ _OPTION_RE = re.compile(
     r"\boption\b|\bmay\s+(?:elect\s+to\s+|at\s+its\s+\w+\s+)?(?:renew|extend)|\bright\s+to\s+(?:renew|extend)|"
     r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
     re.IGNORECASE)
-_SUCCESSIVE_RE = re.compile(r"\bsuccessive\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
+_SUCCESSIVE_RE = re.compile(r"\b(?:successive|consecutive)\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
 _NOTICE_RE = re.compile(r"\bnoti(?:ce|f(?:y|ies|ied|ying|ication))\b|\b(?:request|notify|inform)\w*\s+in\s+writing\b",
                         re.IGNORECASE)
 # Renewal lengths written without a number: "renewed tacitly every year", "automatic annual renewals",
@@ -588,7 +595,7 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
     for segment in segments:
         m = _RENEWAL_RE.search(segment.text)
         if not m or NOT_RENEWAL_RE.search(segment.text, max(0, m.start() - CUE_CHARS), m.end()) or \
-                _OTHER_DEFINITION_RE.match(segment.text):
+                _OTHER_DEFINITION_RE.match(segment.text) or _LETTERED_DEFINITION_RE.match(segment.text):
             continue
         start, end = sentence_around(text, segment, segment.start + m.start(), segment.start + m.end())
         clause = text[start:end]
