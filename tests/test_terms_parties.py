@@ -360,3 +360,14 @@ def test_a_first_person_undertaking_names_the_company_and_the_writer():
     assert (company["name"], company["short_names"], company["jurisdiction"]) == (
         "Tarnwood Robotics, Inc.", ["Company"], "Delaware")
     assert (writer["name"], writer["kind"]) == ("Michael Chen", "individual")
+
+
+def test_names_with_an_alias_an_at_sign_or_a_leading_digit():
+    value = read_parties(
+        'This Endorsement Agreement is entered into as of June 1, 2010 by and between Velocity Sports Nutrition, '
+        'Inc. ("Company") and Marcus Allen Johnson p/k/a "Big Mac" ("Athlete").\n\n1. Services.')
+    assert value is not None and value.value == (
+        'Velocity Sports Nutrition, Inc. ("Company"); Marcus Allen Johnson ("Athlete")')
+    value = read_parties('This Hosting Agreement is between 1-800-BLOOMS.COM, Inc. ("1-800-Blooms") and '
+                         'Relay@Home, Inc. ("Relay").\n\n1. Hosting.')
+    assert value is not None and value.value == '1-800-BLOOMS.COM, Inc. ("1-800-Blooms"); Relay@Home, Inc. ("Relay")'

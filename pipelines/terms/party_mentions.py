@@ -368,7 +368,8 @@ def _quoted_shorts(inner: str) -> list[str] | None:
         short = " ".join(m.group(1).strip(" ,.;").split())
         if _COMBINED_RE.search(inner, 0, m.start()) and shorts:
             break
-        if short and short[0].isalpha() and not _NOT_A_PARTY_RE.search(short) and short not in shorts:
+        if short and (short[0].isalpha() or short[0].isdigit() and any(c.isalpha() for c in short)) \
+                and not _NOT_A_PARTY_RE.search(short) and short not in shorts:  # "1-800-Flowers" too
             shorts.append(short)
     return shorts
 
@@ -409,6 +410,12 @@ def _addressed_party(text: str, previous_end: int, d_start: int) -> str | None:
     return role if role.lower() in ROLE_WORDS else "You"
 
 
+# A quoted name a party is also known by, between its name and its definition: 'Marcus Allen Johnson
+# p/k/a "Big Mac" ("Athlete")'.
+_QUOTED_ALIAS_RE = re.compile(
+    r"\s*,?\s*(?:[pafPAF]/[kK]/[aA]|(?:professionally|also|formerly|otherwise)\s+known\s+as)\s+[\"“][^\"”\n]{1,40}[\"”]\s*,?\s*$")
+
+
 def _mention_before(text: str, start: int, end: int, named_only: bool = False,
                     listed_only: bool = False) -> Mention | None:
     """The party whose definition starts at `end`, named in text[start:end].
@@ -421,6 +428,8 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
     with `listed_only` it must also start the list's next item ("and Beta LLC"), since a name
     after "a wholly owned subsidiary of" is the previous party's parent, not a party.
     """
+    alias = _QUOTED_ALIAS_RE.search(text, start, end)
+    end = alias.start() if alias else end  # 'Marcus Allen Johnson p/k/a "Big Mac"': the name is before it
     candidates = [] if listed_only else [start]
     for separators in (_STRONG_SEPARATOR_RE, _AND_RE):
         candidates += reversed([m.end() for m in separators.finditer(text, start, end)])

@@ -94,7 +94,7 @@ _NOT_A_NAME_RE = re.compile(
     r"ladies|gentlemen|sirs|madam|whom\s+it\s+may\s+concern|"  # a letter's salutation
     r"director|secretary|witness|attest|signed|identified|redacted|omitted|"
     r"(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d+)\b(?!-)|"
-    r"@|https?:|www\.|\w['’]s$|"
+    r"[\w.+\-]+@[\w\-]+\.[a-z]|https?:|www\.|\w['’]s$|"  # an e-mail address, not "Excite@Home, Inc."
     r"\d{3}[\s.\-)]+\d{3,4}[\s.\-]+\d{3,4}"  # a phone number
 )
 # Words of a signature page or an address that a company's name may also hold ("Signature
