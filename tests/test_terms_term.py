@@ -374,3 +374,16 @@ def test_consecutive_terms_after_an_initial_period_are_a_renewal():
     assert terms["Expiration Date"].value == "2023-12-31"
     assert terms["Renewal Term"].value == "P1Y" and terms["Renewal Term"].detail["successive"]
     assert terms[NOTICE].value == "P3M"
+
+
+def test_end_dates_defined_timed_or_in_a_period_and_a_present_tense_open_term():
+    for sentence, end in [
+        ('2. "Expiration Date" means June 30, 2025.', "2025-06-30"),
+        ("2. This Agreement shall expire at 11:59 p.m. Eastern Time on March 14, 2027.", "2027-03-14"),
+        ("2. This Agreement covers the period from April 1, 2020 to March 31, 2021.", "2021-03-31"),
+    ]:
+        _, terms = _terms(PREAMBLE + sentence)
+        assert terms["Expiration Date"].value == end, sentence
+    _, terms = _terms(PREAMBLE + "2. This Agreement is effective until terminated by either party on thirty days "
+                      "written notice.")
+    assert terms["Initial Term"].value == "until terminated"

@@ -39,6 +39,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
         r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
+        # "“Expiration Date” means June 30, 2015"
+        r"[\"“](?:Expiration|Expiry|Termination|End)\s+Date[\"”]\s+(?:means|shall\s+mean)\s+(?=\w+\s+\d|\d)|"
         # a definitions list written without quotes: "1.20. Term shall mean the Effective Date through ..."
         r"(?:^|\n)\s*(?:\d+(?:\.\d+)*\.?\s*)?(?-i:(?:Initial\s+)?Term)\s+(?:means|shall\s+mean)\b|"
         r"\(\s*(?:the\s+|such\s+period,?\s+)?[\"“](?:Initial\s+)?Term[\"”]\s*\)",  # "... expire on May 1, 2006 (the "Term")"
@@ -54,7 +56,7 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"have\s+(?:an?\s+)?(?:(?:initial|original|fixed)\s+)?(?:term|duration))\b|"
         # the present tense, right after the contract: "This Agreement remains in force for two years from ..."
         r"(?<![a-z])(?<!termination\sof\s)(?<!expiration\sof\s)(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b"
-        r"(?:\s*\([^)]{0,40}\))?\s+(?:remains|continues|expires|terminates|ends|runs)\s+"
+        r"(?:\s*\([^)]{0,40}\))?\s+(?:remains|continues|expires|terminates|ends|runs|is\s+(?:effective|valid))\s+"
         r"(?:in\s+(?:full\s+)?(?:force|effect)\b|until\b|for\b|on\b)",
         re.IGNORECASE),
     # "The Recipient's duty to protect Confidential Information shall expire five (5) years from ..."
@@ -68,7 +70,7 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
     # November 27, 2018 and ending November 30th, 2019"; not "During the Term,
     # Premier shall purchase ... for the twelve-month period commencing July 1, 2018 and ending ...".
     re.compile(
-        r"^\W*(?:(?!during\b|for\b)[\w“”\"'()]+\s+){0,6}?"
+        r"^\W*(?:\d+(?:\.\d+)*\.?\s+)?(?:(?!during\b|for\b)[\w“”\"'()]+\s+){0,6}?"
         r"(?:term|period|duration|valid\w*|agreement|contract|venture|project|engagement)\b[^.;$]{0,120}?"
         r"\b(?:from|commenc\w*|beginning|starting)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?[^.;$]{4,40}?\d{4}\s*,?\s+"
         r"(?:and\s+)?(?:to|until|till|through|thru|ending|concluding|expiring)\s+(?:on\s+)?(?:the\s+)?[^.;$]{4,30}?\d{4}\b",
@@ -110,7 +112,7 @@ _FROM_EVENT_RE = re.compile(
     re.IGNORECASE)
 # A definition of something else ("“Contract Year” means ..."), which speaks of the term in passing.
 _OTHER_DEFINITION_RE = re.compile(
-    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
+    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"]|(?:Expiration|Expiry|Termination|End)\s+Date[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A lettered definition ("C. “Contract Year” shall mean each of the consecutive 12-month periods ..."):
 # no renewal, though a lettered "Contract Period" may well be the term.
 _LETTERED_DEFINITION_RE = re.compile(
@@ -161,6 +163,12 @@ _CONTRACT_YEAR_END_RE = re.compile(
 _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
+_END_DATE_DEFINED_RE = re.compile(
+    r"\b(?:Expiration|Expiry|Termination|End)\s+Date[\"”]\s+(?:means|shall\s+mean)\s+(?:the\s+)?$", re.IGNORECASE)
+# A time of day between an end cue and its date: "at 11:59 p.m. (New York time) on", "at midnight on".
+_TIME_OF_DAY_RE = re.compile(
+    r"\bat\s+(?:\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?\s?m\.?|p\.?\s?m\.?|o['’]clock|hours?)|midnight|noon|"
+    r"(?:the\s+)?close\s+of\s+business)[^.;\d]{0,30}?\bon\s+(?:the\s+)?$", re.IGNORECASE)
 # "the later of (i) the third anniversary of the Effective Date or (ii) the date on which ...": a
 # length whose end also waits on an undated event, so the expiration cannot be computed.
 _LATER_OF_RE = re.compile(r"\blater\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$", re.IGNORECASE)
@@ -449,7 +457,7 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
     A length counts only where it is the term's ("for a period of", "... from the Effective
     Date"), not a tail after it ("and for two years after termination") or a notice period."""
     dated = [m for m in find_written_dates(text, start, end) if m.iso and len(m.iso) == 10]
-    end_date = next((m for m in dated if _END_CUE_RE.search(text, max(start, m.start - 25), m.start)), None)
+    end_date = next((m for m in dated if _ends_on(text, start, m.start)), None)
     if end_date is None and (year_end := _YEAR_END_RE.search(text, start, end)) is not None:
         end_date = DateMention(year_end.start("year"), year_end.end(), year_end.group("year"), f"{year_end.group('year')}-12-31")
     start_date = next((m for m in dated if m is not end_date and
@@ -478,6 +486,16 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
             not find_durations(text, until.start("event"), until.end("event")) and not _survives(text, start, end, until):
         open_ended, event = UNTIL_EVENT, " ".join(until.group("event").split()).rstrip(",")
     return _TermClause(start, end, length, open_ended, end_date, start_date, ends_with_start_year, event)
+
+
+def _ends_on(text: str, start: int, at: int) -> bool:
+    """Whether the date at `at` is where the term ends: an end cue right before it ("expire on",
+    "“Expiration Date” means"), or before the time of day it names ("expire at 11:59 p.m. Eastern
+    Time on March 14, 2017")."""
+    if _END_CUE_RE.search(text, max(start, at - 25), at) or _END_DATE_DEFINED_RE.search(text, max(start, at - 40), at):
+        return True
+    time = _TIME_OF_DAY_RE.search(text, max(start, at - 60), at)
+    return time is not None and _END_CUE_RE.search(text, max(start, time.start() - 25), time.start()) is not None
 
 
 def _survives(text: str, start: int, end: int, m: re.Match[str]) -> bool:
