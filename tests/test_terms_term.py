@@ -387,3 +387,16 @@ def test_end_dates_defined_timed_or_in_a_period_and_a_present_tense_open_term():
     _, terms = _terms(PREAMBLE + "2. This Agreement is effective until terminated by either party on thirty days "
                       "written notice.")
     assert terms["Initial Term"].value == "until terminated"
+
+
+def test_lengths_in_the_present_tense_under_a_heading_hyphenated_or_of_the_duration():
+    for sentence, length in [
+        ("9.1 This Agreement has a term of two years from its effective date.", "P2Y"),
+        ("9.1 Term of Agreement: Three (3) years", "P3Y"),
+        ("9.1 The duration of this Agreement is three (3) years from the date hereof.", "P3Y"),
+        ("9.1 The term hereof shall be five years.", "P5Y"),
+        ("9.1 The parties agree that this Agreement shall be in effect for a two-year period beginning on the date "
+         "hereof.", "P2Y"),
+    ]:
+        _, terms = _terms(PREAMBLE + sentence)
+        assert terms["Initial Term"].value == length, sentence

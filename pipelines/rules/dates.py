@@ -180,8 +180,9 @@ _NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, "hundred", "and"], key=len, rev
 _WORDS = rf"(?:(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*)"
 
 DURATION_RE = re.compile(
-    # "one (I) year": a text layer's I or l for the digit one in the parenthesis; "5 (five) years"
-    rf"\b(?:(?P<words>{_WORDS})\s*(?:\(\s*(?:(?P<paren>\d+)|[Il])\s*\)\s*)?|(?P<digits>\d+)\s*(?:\(\s*{_WORDS}\s*\)\s*)?)"
+    # "one (I) year": a text layer's I or l for the digit one in the parenthesis; "5 (five) years";
+    # "a two-year period", "a 12-month term"
+    rf"\b(?:(?P<words>{_WORDS})(?:\s*|-)(?:\(\s*(?:(?P<paren>\d+)|[Il])\s*\)(?:\s*|-))?|(?P<digits>\d+)(?:\s*|-)(?:\(\s*{_WORDS}\s*\)\s*)?)"
     r"(?:calendar\s+|full\s+|consecutive\s+|business\s+|contract\s+)?"
     r"(?P<unit>years?|months?|weeks?|days?)\b",
     re.IGNORECASE,

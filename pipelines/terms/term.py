@@ -35,7 +35,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"(?:^|\n)\s*(?:(?:Section|Article)\s+)?(?:\d+(?:\.\d+)*\.?\s*)?(?:\(?[a-z]\)\s*)?"
         r"(?:(?:Initial\s+)?Term(?:\s+of\s+(?:the\s+|this\s+)?Agreement)?|TERM|Duration|DURATION)(?:\s*(?:;|and|AND|&)\s*\w+)?\s*[.:\n]|"
-        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?term\s+of\s+(?:(?:the\s+)?validity\s+of\s+)?(?:this|the)\s+"
+        r"\b[Tt]he\s+(?:initial\s+)?term\s+hereof\s+(?:shall|will|is)\b|"
+        r"(?<!during )(?<!during the )(?<!throughout the )\b(?:the\s+)?(?:initial\s+|original\s+)?(?:term|duration)\s+of\s+(?:(?:the\s+)?validity\s+of\s+)?(?:this|the)\s+"
         r"(?:\w+\s+)?(?:agreement|contract)\b(?:\s*\([^)]{0,40}\))?\s*(?:shall|will|is|commences?|begins?|expires?)|"
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
         r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
@@ -56,8 +57,9 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"have\s+(?:an?\s+)?(?:(?:initial|original|fixed)\s+)?(?:term|duration))\b|"
         # the present tense, right after the contract: "This Agreement remains in force for two years from ..."
         r"(?<![a-z])(?<!termination\sof\s)(?<!expiration\sof\s)(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b"
-        r"(?:\s*\([^)]{0,40}\))?\s+(?:remains|continues|expires|terminates|ends|runs|is\s+(?:effective|valid))\s+"
-        r"(?:in\s+(?:full\s+)?(?:force|effect)\b|until\b|for\b|on\b)",
+        r"(?:\s*\([^)]{0,40}\))?\s+(?:(?:remains|continues|expires|terminates|ends|runs|is\s+(?:effective|valid))\s+"
+        r"(?:in\s+(?:full\s+)?(?:force|effect)\b|until\b|for\b|on\b)|has\s+(?:an?\s+)?(?:(?:initial|original|fixed)\s+)?"
+        r"(?:term|duration)\s+of\b)",
         re.IGNORECASE),
     # "The Recipient's duty to protect Confidential Information shall expire five (5) years from ..."
     re.compile(r"\b(?:obligations|dut(?:y|ies))\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain|expire|terminate)\b"
@@ -119,14 +121,16 @@ _LETTERED_DEFINITION_RE = re.compile(
     r"\W*(?:[A-Za-z]|\([a-z]{1,3}\))\.?\s+[“\"][^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A duration that is the term's length: "for a period of", "an initial term of", "... from the Effective Date".
 _LENGTH_BEFORE_RE = re.compile(
-    r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?(?:(?:initial|fixed|original|further|entire|full|whole)\s+)?"
-    r"(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$",
+    r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is|(?<=duration of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?"
+    r"(?:(?:initial|fixed|original|further|entire|full|whole)\s+)?(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$|"
+    # a heading and its length: "Term of Agreement: Three (3) years", "TERM: 36 months"
+    r"(?:^|\n)\s*(?:\d+(?:\.\d+)*\.?\s*)?(?:(?:initial\s+)?term|duration)(?:\s+of\s+(?:the\s+|this\s+)?agreement)?\s*:\s*$",
     re.IGNORECASE,
 )
 # "one (1) year subsequent to the Effective Date", "a three (3) year period commencing on the Effective Date".
 _LENGTH_AFTER_RE = re.compile(
     r"^\s*(?:\)\s*)?(?:\(s\)\s*)?(?:term\s+|period\s+)?(?:(?:thereafter|therefrom)|(?:from|after|following|subsequent\s+to|commencing\s+(?:on|with)|"
-    r"beginning\s+(?:on|with)|starting\s+(?:on|with))\s+(?:the\s+|such\s+)?(?:Effective|Commencement|date|execution|signing))",
+    r"beginning\s+(?:on|with)|starting\s+(?:on|with))\s+(?:the\s+|such\s+|its\s+)?(?:Effective|Commencement|date|execution|signing))",
     re.IGNORECASE,
 )
 # A length that runs after the term ends: "and for two (2) years after termination".
