@@ -511,3 +511,18 @@ def test_a_preamble_dated_as_of_its_defined_effective_date():
     assert terms["Effective Date"].value == "2014-12-05"
     assert terms["Agreement Date"].value == "2014-12-05"
     assert terms["Agreement Date"].detail["how"] == "effective-date"
+
+
+def test_effective_dates_retroactive_with_effect_lower_case_or_on_signature_by_both():
+    head = 'AGREEMENT\n\nThis Agreement is made on May 1, 2010 between Alpha Corp. ("Alpha") and Beta LLC ("Beta")'
+    for body, effective in [
+        (".\n\n2. This Agreement shall be effective retroactively as of January 1, 2010.\n", "2010-01-01"),
+        (".\n\n2. The effective date of this Agreement is June 1, 2010.\n", "2010-06-01"),
+        (", with effect from 1 June 2010.\n", "2010-06-01"),
+        (".\n\n2. This Agreement shall enter into force on the date of its signature by both Parties.\n\n"
+         "ALPHA CORP.\nBy: /s/ A. Smith\nDate: May 1, 2010\n\nBETA LLC\nBy: /s/ B. Jones\nDate: May 3, 2010\n",
+         "2010-05-03"),
+    ]:
+        _, terms = _terms(head + body)
+        assert terms["Agreement Date"].value == "2010-05-01"
+        assert terms["Effective Date"].value == effective, body

@@ -41,7 +41,9 @@ PREAMBLE_CUE_RE = re.compile(
 )
 WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
 EFFECTIVE_BEFORE_RE = re.compile(
-    r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$", re.IGNORECASE
+    r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$|"
+    r"\bwith\s+(?:retroactive\s+)?effect\s+(?:as\s+(?:of|from)|from|on)\s+(?:the\s+)?$",  # "with effect from 1 June 2010"
+    re.IGNORECASE,
 )
 # '(the "Effective Date")', '(hereinafter referred to as "Effective Date")', ', hereinafter
 # called the Effective Date'.

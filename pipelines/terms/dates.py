@@ -34,7 +34,7 @@ _EFFECTIVE_TERM = r"(?:Effective|EFFECTIVE|Commencement|COMMENCEMENT)\s+(?:Date|
 _EFFECTIVE_DEFINITION_RE = re.compile(
     rf"[\"“”']\s*{_EFFECTIVE_TERM}\s*[\"“”']\s*(?i:shall\s+mean|means|:|[-–—]|is|shall\s+be)\s+|"
     rf"(?:^|[.:;]\s+|\(\w{{1,4}}\)\s*|\b\d+(?:\.\d+)*\.?\s+){_EFFECTIVE_TERM}\s+(?i:shall\s+mean|means)\s+|"
-    rf"(?:^|[.:]\s+)(?i:the)\s+{_EFFECTIVE_TERM}\s+"
+    rf"(?:^|[.:]\s+)(?i:the)\s+(?:{_EFFECTIVE_TERM}|effective\s+date(?=\s+of\s+this))\s+"
     r"(?i:(?:of\s+this\s+\w+(?:\s+\w+)?\s+)?(?:shall\s+(?:mean|be)|means|is))\s*:?\s+",
     re.MULTILINE,
 )
@@ -60,6 +60,7 @@ _TAKES_EFFECT_RE = re.compile(
     r"\b(?:agreement|contract|term|venture)\b[^.;]{0,60}?\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|"
     r"(?:shall|will)\s+(?:take|come\s+into)\s+(?:effect|force)|is\s+effective|(?:shall|will)\s+(?:commence|begin|start)|"
     r"(?:shall|will)\s+enter\s+into\s+force|commences|begins|takes\s+effect|commencing|beginning)\s+"
+    r"(?:(?:retroactive(?:ly)?|nunc\s+pro\s+tunc)\s+(?:to\s+)?)?"  # "shall be effective retroactively as of"
     r"(?:(?:on|upon|as\s+of|from|with\s+effect\s+from)\s+)?(?:the\s+)?",
     re.IGNORECASE,
 )
@@ -154,7 +155,7 @@ def _effective_date(text: str, mentions: list[DateMention], agreement: _Found | 
         return referred
     if event is not None:
         return event
-    commencement = _takes_effect(text, agreement)
+    commencement = _takes_effect(text, agreement, signed)
     if commencement is not None:
         return commencement
     if agreement is not None and _defines_its_effective_date(text):
@@ -179,18 +180,28 @@ def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
     return None
 
 
-def _takes_effect(text: str, agreement: _Found | None) -> _Found | None:
+def _takes_effect(text: str, agreement: _Found | None, signed: list[DateMention]) -> _Found | None:
     """The date a clause says the agreement or its term starts: "shall commence on March 1, 2003",
     or the agreement date where it starts from the contract's own date or signing ("shall
-    commence on the date hereof", "takes effect upon execution")."""
+    commence on the date hereof", "takes effect upon execution"), or the last signature's date
+    where it starts once every party has signed ("on the date of its signature by both Parties")."""
     for m in _TAKES_EFFECT_RE.finditer(text):
         dated = find_written_dates(text, m.end(), min(len(text), m.end() + 40))
         if dated and dated[0].start == m.end() and is_full(dated[0]):
             return _from_mention(dated[0], "takes-effect")
         if agreement is not None and _FROM_ITS_OWN_DATE_RE.match(text, m.end()) and _speaks_of_itself(text, m):
             phrase = _reference_phrase(text, m.end())
+            latest = max(signed, key=lambda d: d.iso or "", default=None)
+            # a last signature dated before the contract's own date is a typo in a block, not a later start
+            if latest is not None and latest.iso and _SIGNED_BY_ALL_RE.search(phrase) and latest.iso > agreement.value:
+                return _Found(latest.iso, latest.start, latest.end, "last-signature", latest.text, phrase)
             return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
     return None
+
+
+# Signing that is complete only when the last party signs: "by both Parties", "by all parties",
+# "the last", "the later", "fully executed".
+_SIGNED_BY_ALL_RE = re.compile(r"\b(?:both|all|each|every|last|later|latest|fully|mutual(?:ly)?)\b", re.IGNORECASE)
 
 
 # An effective date defined by an event: "the later of (i) the date hereof or (ii) the date the
