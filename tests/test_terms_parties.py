@@ -371,3 +371,15 @@ def test_names_with_an_alias_an_at_sign_or_a_leading_digit():
     value = read_parties('This Hosting Agreement is between 1-800-BLOOMS.COM, Inc. ("1-800-Blooms") and '
                          'Relay@Home, Inc. ("Relay").\n\n1. Hosting.')
     assert value is not None and value.value == '1-800-BLOOMS.COM, Inc. ("1-800-Blooms"); Relay@Home, Inc. ("Relay")'
+
+
+def test_a_person_who_signs_a_joint_filing_for_themselves_is_a_party():
+    value = read_parties(
+        "JOINT FILING AGREEMENT\n\nThe undersigned hereby agree that the Schedule 13G with respect to the common "
+        "stock of Zeta Corp. is filed on behalf of each of them.\n\nDated: February 14, 2020\n\n"
+        "ALPINE CAPITAL PARTNERS, L.P.\nBy: /s/ John Roe\n\nALPINE CAPITAL GP, LLC\nBy: /s/ John Roe\n\n"
+        "JOHN ROE\n/s/ John Roe\n")
+    assert value is not None
+    assert [(p["name"], p["kind"]) for p in value.detail["parties"]] == [
+        ("ALPINE CAPITAL PARTNERS, L.P.", "organisation"), ("ALPINE CAPITAL GP, LLC", "organisation"),
+        ("JOHN ROE", "individual")]

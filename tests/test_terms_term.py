@@ -400,3 +400,9 @@ def test_lengths_in_the_present_tense_under_a_heading_hyphenated_or_of_the_durat
     ]:
         _, terms = _terms(PREAMBLE + sentence)
         assert terms["Initial Term"].value == length, sentence
+
+
+def test_an_objection_in_writing_stops_a_renewal():
+    _, terms = _terms(PREAMBLE + "9.1 The term of this Agreement is one (1) year, and it will be renewed each year "
+                      "automatically unless either party objects in writing 30 days before the anniversary date.")
+    assert terms["Renewal Term"].value == "P1Y" and terms[NOTICE].value == "P30D"

@@ -21,7 +21,9 @@ from pipelines.terms.party_names import (
     is_corporate_suffix,
     is_organisation,
     jurisdiction_in,
+    looks_like_person,
     name_key,
+    same_party,
     trade_name_in,
 )
 
@@ -511,6 +513,9 @@ _ON_BEHALF_RE = re.compile(r"(?i)\b(?:for\s+and\s+)?on\s+behalf\s+of\s*:?[ \t]*\
 _ABOVE_BY_RE = re.compile(
     r"(?m)^[ \t]*(?P<name>[^\n]{2,100}?)[ \t]*\n(?:[ \t]*(?:[-_=]{3,})?[ \t]*\n){0,3}[ \t]*(?:By|BY|Per|PER)\b[ \t]*[:_.]"
 )
+# A person signing for themselves: their name heads the block and their own signature follows,
+# with no "By:" ("JOHN ROE\n/s/ John Roe"), as reporting persons sign a joint filing agreement.
+_SELF_SIGNED_RE = re.compile(r"(?im)^[ \t]*(?P<name>[a-z][a-z.'’\- ]{3,40}?)[ \t]*\n[ \t]*/s/[ \t]*(?P=name)[ \t]*$")
 _WITNESS_WORDS = {"ATTEST", "WITNESS", "ACCEPTED", "AGREED", "APPROVED"}
 _WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF|In\s+Witness\s+Whereof|EXECUTED\s+(?:as|by)|SIGNATURES?\b")
 
@@ -572,4 +577,9 @@ def signature_mentions(text: str) -> list[Mention]:
                 continue
             n_start, n_end = _locate(text, m.start("name"), m.end("name"), name)
             found.append(Mention(name, n_start, n_end, "signature block", clause_end=n_end))
+    for m in _SELF_SIGNED_RE.finditer(text, start, end):
+        name = clean_name(m.group("name"))
+        if name is not None and looks_like_person(name) and not any(same_party(x.name, name) for x in found):
+            found.append(Mention(name, m.start("name"), m.end("name"), "signature block", clause_end=m.end("name"),
+                                 individual_hint=True))
     return sorted(found, key=lambda x: x.start)

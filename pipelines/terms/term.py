@@ -258,7 +258,7 @@ _OPTION_RE = re.compile(
     r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
     re.IGNORECASE)
 _SUCCESSIVE_RE = re.compile(r"\b(?:successive|consecutive)\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
-_NOTICE_RE = re.compile(r"\bnoti(?:ce|f(?:y|ies|ied|ying|ication))\b|\b(?:request|notify|inform)\w*\s+in\s+writing\b",
+_NOTICE_RE = re.compile(r"\bnoti(?:ce|f(?:y|ies|ied|ying|ication))\b|\b(?:request|notify|inform|object)\w*\s+in\s+writing\b",
                         re.IGNORECASE)
 # Renewal lengths written without a number: "renewed tacitly every year", "automatic annual renewals",
 # "each subsequent one-year term", "month-to-month".
