@@ -224,7 +224,10 @@ def test_report_works_and_prints_in_chromium(full: Rendered):
             page.emulate_media(media="print")
             assert page.evaluate("getComputedStyle(document.querySelector('details.more')).display") == "none"
             assert page.evaluate("getComputedStyle(document.getElementById('triage-controls')).display") == "none"
-            pages = len(pdfplumber.open(io.BytesIO(page.pdf(format="A4"))).pages)
+            printed = pdfplumber.open(io.BytesIO(page.pdf(format="A4"))).pages
+            pages = len(printed)
+            # the front page and triage table print wide, the one-pagers upright
+            assert printed[0].width > printed[0].height and printed[-1].width < printed[-1].height
             check_without_script(browser, full.path)
         finally:
             browser.close()
