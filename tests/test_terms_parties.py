@@ -383,3 +383,22 @@ def test_a_person_who_signs_a_joint_filing_for_themselves_is_a_party():
     assert [(p["name"], p["kind"]) for p in value.detail["parties"]] == [
         ("ALPINE CAPITAL PARTNERS, L.P.", "organisation"), ("ALPINE CAPITAL GP, LLC", "organisation"),
         ("JOHN ROE", "individual")]
+
+
+def test_names_holding_a_street_and_roles_defined_in_a_definitions_section():
+    value = read_parties('This agreement is between Acorn Design Studio (the "Designer") and Maple Street Bakery '
+                         '(the "Client").\n\n1. Services.')
+    assert value is not None and value.value == 'Acorn Design Studio ("Designer"); Maple Street Bakery ("Client")'
+    value = read_parties(
+        "EMPLOYMENT AGREEMENT\n\nThis Employment Agreement is made as of January 1, 2011 between the Company and the "
+        'Executive named below.\n\n1. Definitions. "Company" means Titan Logistics, Inc., a Delaware corporation. '
+        '"Executive" means Sarah Kim.\n\n2. Duties.')
+    assert value is not None
+    assert [(p["name"], p["short_names"], p["kind"]) for p in value.detail["parties"]] == [
+        ("Titan Logistics, Inc.", ["Company"], "organisation"), ("Sarah Kim", ["Executive"], "individual")]
+
+
+def test_a_street_in_an_address_is_still_no_name():
+    value = read_parties('This Agreement is made between Alder Corp., 100 Main Street, Springfield ("Alder") and '
+                         'Birch LLC, Fleet Street, London ("Birch").\n\n1. Services.')
+    assert value is not None and value.value == 'Alder Corp. ("Alder"); Birch LLC ("Birch")'

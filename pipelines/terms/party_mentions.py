@@ -159,7 +159,30 @@ def preamble_mentions(text: str) -> list[Mention]:
         score = sum(2 if m.short_names else 1 for m in mentions)
         if score > best_score:
             best, best_score = mentions, score
-    return best or labelled_mentions(text) or _first_person(text) or _unintroduced_list(text)
+    return best or labelled_mentions(text) or _first_person(text) or _unintroduced_list(text) or _defined_roles(text)
+
+
+# A role defined by the party's name in a definitions section, where the preamble names roles only
+# ("between the Company and the Executive named below ... "Company" means Titan Logistics, Inc.").
+_ROLE_DEFINED_RE = re.compile(
+    r"[\"“](?:the\s+)?(?P<role>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)?)[\"”]\s+(?:means|shall\s+mean)\s+"
+    r"(?P<name>(?:[^.;\n]|\.(?!\s+[A-Z0-9\"“(]|\s*$)){2,120})")
+
+
+def _defined_roles(text: str) -> list[Mention]:
+    """The parties a definitions section names by role, when nothing else named them."""
+    mentions: list[Mention] = []
+    for m in _ROLE_DEFINED_RE.finditer(text, 0, min(len(text), HEAD_CHARS)):
+        role = m.group("role")
+        name = clean_name(m.group("name")) if role.lower() in ROLE_WORDS else None
+        if name is None or not (has_corporate_suffix(name) or looks_like_person(name)) or \
+                any(same_party(x.name, name) for x in mentions):
+            continue
+        n_start, n_end = _locate(text, m.start("name"), m.end("name"), name)
+        mentions.append(Mention(name, n_start, n_end, "preamble", [role], clause_end=n_end,
+                                jurisdiction=jurisdiction_in(text[n_end:m.end("name")]),
+                                individual_hint=not has_corporate_suffix(name)))
+    return mentions if len(mentions) >= 2 else []
 
 
 # A first-person agreement, an employee's or a consultant's confidentiality undertaking: "In

@@ -89,7 +89,7 @@ _BRAND_WORD_RE = re.compile(r"^(?:[a-z]{1,4}[A-Z][\w\-]*|[a-z][\w\-]*\.(?:com|ne
 _NOT_A_NAME_RE = re.compile(
     r"(?i)\b(?:agreement|appendix|annex|hereto|hereunder|herein|hereof|party|parties|page|schedule|exhibit|"
     r"whereas|witnesseth|effective|dated?|between|undersigned|address|telephone|facsimile|e-?mail|"
-    r"attention|attn|street|strasse|straße|road|avenue|boulevard|blvd|"
+    r"attention|attn|strasse|straße|boulevard|blvd|"
     r"suite|floor|p\.?\s?o\.?\s+box|zip|name|title|by|tel|fax|phone|dear|officer|president|"
     r"ladies|gentlemen|sirs|madam|whom\s+it\s+may\s+concern|"  # a letter's salutation
     r"director|secretary|witness|attest|signed|identified|redacted|omitted|"
@@ -99,6 +99,9 @@ _NOT_A_NAME_RE = re.compile(
 )
 # Words of a signature page or an address that a company's name may also hold ("Signature
 # Orthopaedics Pty Ltd", "Tower Semiconductor Ltd."): a name only when it ends with its suffix.
+# A street in an address ("100 Main Street", "Fleet Street, London"), as opposed to a name that
+# holds one ("Main Street Capital Corp.", "Maple Street Bakery"): a number, or nothing after it.
+_STREET_RE = re.compile(r"(?i)\b(?:street|road|avenue)\b(?!-)(?P<after>[^,;]*)")
 _ADDRESS_OR_PAGE_WORD_RE = re.compile(r"(?i)\b(?:signature|drive|lane|district|building|tower|plaza)\b(?!-)")
 # A municipality is named by its place: "Town of Vinton, Virginia", "City and County of Denver".
 _MUNICIPALITY_RE = re.compile(
@@ -170,6 +173,9 @@ def is_name(name: str) -> bool:
     if _PLACEHOLDER_RE.match(name):
         return "[" in name  # a redacted name; a blank line ("______") names no one
     if _NOT_A_NAME_RE.search(name) or _POSTCODE_RE.search(name) or name.count("(") != name.count(")"):
+        return False
+    street = _STREET_RE.search(name)
+    if street and (any(c.isdigit() for c in name) or not street.group("after").strip() or "," in name[street.start():]):
         return False
     if _ADDRESS_OR_PAGE_WORD_RE.search(name) and not (_ends_with_suffix(name) and not any(c.isdigit() for c in name)):
         return False
