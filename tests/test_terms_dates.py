@@ -526,3 +526,14 @@ def test_effective_dates_retroactive_with_effect_lower_case_or_on_signature_by_b
         _, terms = _terms(head + body)
         assert terms["Agreement Date"].value == "2010-05-01"
         assert terms["Effective Date"].value == effective, body
+
+
+def test_a_filing_a_formation_or_an_end_date_is_not_the_contracts_date():
+    for head in [
+        "Exhibit 10.3\n\nFiled with the Securities and Exchange Commission on March 3, 2011.\n\nSUPPLY AGREEMENT\n\n",
+        "SUPPLY AGREEMENT\n\n",
+    ]:
+        _, terms = _terms(head + 'This Supply Agreement is made between Alpha Corp., a Delaware corporation formed on '
+                          'May 1, 1999 ("Alpha"), and Beta LLC ("Beta").\n\n1. Prices. Prices in effect on January 1, '
+                          '2005 shall apply until December 31, 2005.\n')
+        assert "Agreement Date" not in terms

@@ -162,7 +162,19 @@ def _own_date_candidates(text: str, mentions: list[DateMention], signed: list[Da
     blanks = [b for b in blank_dates(text, min(len(text), LATE_PREAMBLE_CHARS))
               if not any(m.start < b.end and b.start < m.end for m in dates)]
     return [m for m in sorted(dates + blanks, key=lambda m: m.start)
-            if not OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start) and not _in_recitals(text, m.start)]
+            if not OTHER_INSTRUMENT_RE.search(text, max(0, m.start - 160), m.start) and not _in_recitals(text, m.start)
+            and not _NOT_THE_CONTRACTS_RE.search(text, max(0, m.start - 80), m.start)]
+
+
+# Dates of something other than the contract, right before the date: a filing ("Filed with the
+# Securities and Exchange Commission on"), a party's formation ("a Delaware corporation formed on"),
+# prices or rates "in effect on", an end ("until").  A form's "Last Updated: April 6, 2007" stays:
+# CUAD takes it for the form's date.
+_NOT_THE_CONTRACTS_RE = re.compile(
+    r"(?i:\bfiled\s+with\s+the\s+(?:securities\s+and\s+exchange\s+commission|sec|commission)\b[^.\n]{0,30}?|"
+    r"\b(?:formed|incorporated|organi[sz]ed|established|founded|born|registered)\s+(?:on|in)\s+|"
+    r"\bin\s+effect\s+(?:on|as\s+of)\s+|\b(?:until|through|expir\w*\s+on|terminat\w*\s+on|end(?:s|ing)?\s+on)\s+)"
+    r"(?:the\s+)?$")
 
 
 # The recitals run from a "WHEREAS" to the operative words ("NOW, THEREFORE", "agree as follows").
