@@ -191,10 +191,10 @@ def _takes_effect(text: str, agreement: _Found | None, signed: list[DateMention]
             return _from_mention(dated[0], "takes-effect")
         if agreement is not None and _FROM_ITS_OWN_DATE_RE.match(text, m.end()) and _speaks_of_itself(text, m):
             phrase = _reference_phrase(text, m.end())
-            latest = max(signed, key=lambda d: d.iso or "", default=None)
+            last = _last_signature(signed, phrase) if signed and _SIGNED_BY_ALL_RE.search(phrase) else None
             # a last signature dated before the contract's own date is a typo in a block, not a later start
-            if latest is not None and latest.iso and _SIGNED_BY_ALL_RE.search(phrase) and latest.iso > agreement.value:
-                return _Found(latest.iso, latest.start, latest.end, "last-signature", latest.text, phrase)
+            if last is not None and last.value != NOT_STATED and last.value > agreement.value:
+                return last
             return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
     return None
 
@@ -309,12 +309,17 @@ def _resolve_reference(text: str, start: int, agreement: _Found | None,
             return None
         return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
     if _MEANS_SIGNING_RE.search(phrase) and signed:
-        latest = max(signed, key=lambda m: m.iso or "")
-        return _Found(latest.iso or NOT_STATED, latest.start, latest.end, "last-signature", latest.text, phrase)
+        return _last_signature(signed, phrase)
     if _MEANS_SIGNING_RE.search(phrase) and agreement is not None and agreement.how == "preamble":
         # No signature block dates it, so it was signed when the preamble says it was made.
         return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
     return _Found(phrase, start, end, "reference", phrase, phrase)
+
+
+def _last_signature(signed: list[DateMention], phrase: str) -> _Found:
+    """The latest signature block's date, for a start "on the date of the last signature"."""
+    latest = max(signed, key=lambda m: m.iso or "")
+    return _Found(latest.iso or NOT_STATED, latest.start, latest.end, "last-signature", latest.text, phrase)
 
 
 def _reference_phrase(text: str, start: int) -> str:

@@ -27,6 +27,8 @@ HEADED_CLAUSE_CHARS = 600  # how far a "Term" heading's clause is read
 HEADING_CHARS = 40
 HEADING_ONLY_CHARS = 60
 SURVIVAL_CHARS = 60  # how near an open-ended phrase survival wording must be to be what it speaks of
+# A defined end date: "“Expiration Date” means June 30, 2015" is the term's end, not another definition.
+_END_DATE = r"(?:Expiration|Expiry|Termination|End)\s+Date"
 
 # Sentences that state the contract's own term, strongest first: a "Term" heading or the term
 # as subject ("The term of this Agreement shall ..."), the agreement as subject ("This Agreement
@@ -41,7 +43,7 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?<!during )(?<!of )(?<!in )(?<!for )\b[Tt]he\s+[\"“”]?(?:initial\s+)?[Tt]erm[\"“”]?\s*(?:\([^)]{0,40}\)\s*)?(?:shall|will|is)\b|"
         r"[\"“](?:Initial\s+)?Term[\"”]\s+(?:means|shall\s+mean)\b|"
         # "“Expiration Date” means June 30, 2015"
-        r"[\"“](?:Expiration|Expiry|Termination|End)\s+Date[\"”]\s+(?:means|shall\s+mean)\s+(?=\w+\s+\d|\d)|"
+        rf"[\"“]{_END_DATE}[\"”]\s+(?:means|shall\s+mean)\s+(?=\w+\s+\d|\d)|"
         # a definitions list written without quotes: "1.20. Term shall mean the Effective Date through ..."
         r"(?:^|\n)\s*(?:\d+(?:\.\d+)*\.?\s*)?(?-i:(?:Initial\s+)?Term)\s+(?:means|shall\s+mean)\b|"
         r"\(\s*(?:the\s+|such\s+period,?\s+)?[\"“](?:Initial\s+)?Term[\"”]\s*\)",  # "... expire on May 1, 2006 (the "Term")"
@@ -114,7 +116,7 @@ _FROM_EVENT_RE = re.compile(
     re.IGNORECASE)
 # A definition of something else ("“Contract Year” means ..."), which speaks of the term in passing.
 _OTHER_DEFINITION_RE = re.compile(
-    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"]|(?:Expiration|Expiry|Termination|End)\s+Date[”\"])[^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
+    rf"\W*(?:\d+(?:\.\d+)*\.?\s*)?[“\"](?!(?:Initial\s+)?Term[”\"]|{_END_DATE}[”\"])[^”\"]{{1,40}}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A lettered definition ("C. “Contract Year” shall mean each of the consecutive 12-month periods ..."):
 # no renewal, though a lettered "Contract Period" may well be the term.
 _LETTERED_DEFINITION_RE = re.compile(
@@ -168,7 +170,7 @@ _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
 _END_DATE_DEFINED_RE = re.compile(
-    r"\b(?:Expiration|Expiry|Termination|End)\s+Date[\"”]\s+(?:means|shall\s+mean)\s+(?:the\s+)?$", re.IGNORECASE)
+    rf"\b{_END_DATE}[\"”]\s+(?:means|shall\s+mean)\s+(?:the\s+)?$", re.IGNORECASE)
 # A time of day between an end cue and its date: "at 11:59 p.m. (New York time) on", "at midnight on".
 _TIME_OF_DAY_RE = re.compile(
     r"\bat\s+(?:\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?\s?m\.?|p\.?\s?m\.?|o['’]clock|hours?)|midnight|noon|"
