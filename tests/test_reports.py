@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import openpyxl
@@ -45,7 +46,7 @@ def sample_batch() -> BatchResult:
         f("Non-Compete", 3010, 3050, 0.8, "rules", text="shall not, during the Term, sell competing"),
         f("Governing Law", 5000, 5040, 0.9, page=4, value="Texas", text="governed by the laws of Texas"),
         f("Governing Law", 9000, 9030, 0.85, page=7, value="New York", text="=HYPERLINK(\"x\") New York law"),
-        f("Notice Period To Terminate Renewal", 7100, 7130, 0.9, page=6, value="15 days",
+        f("Notice Period To Terminate Renewal", 7100, 7130, 0.9, page=6, value="P15D",
           text="upon fifteen (15) days notice"),
         f("Cap On Liability", 8500, 8520, 0.3, "model", page=7, text="in no event exceed"),
         f("Audit Rights", 8600, 8650, 0.05, "model", page=7, text="may audit the books"),
@@ -136,6 +137,10 @@ def test_xlsx_full_view(full: Path):
     assert contracts[0]["Level"] == "high" and isinstance(contracts[0]["Score"], int)
     assert contracts[0]["Top issues"].startswith("Non-Compete (high)")
     assert contracts[0]["Owner"] is None and "Due" in CONTRACT_HEADERS
+    # a duration is a number of days (it sorts and filters) that reads as the contract's words
+    notice = book["Contracts"].cell(row=2, column=CONTRACT_HEADERS.index("Notice Period To Terminate Renewal") + 1)
+    assert notice.value == 15 and notice.number_format == '"15 days"'
+    assert contracts[0]["Effective Date"] == datetime(2020, 3, 1)
     issues = [dict(zip(ISSUE_HEADERS, r)) for r in book["Issues"].iter_rows(min_row=2, values_only=True)]
     assert {"Non-Compete", "Cap On Liability"} <= {i["Category"] for i in issues if i["File"] == "acme-supply.pdf"}
     review = [dict(zip(REVIEW_HEADERS, r)) for r in book["Review queue"].iter_rows(min_row=2, values_only=True)]

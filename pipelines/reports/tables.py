@@ -4,10 +4,13 @@ Kept apart from the writers so report.xlsx and findings.csv always agree on colu
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
 from pipelines.datamodel import DocumentResult, Finding
 from pipelines.categories import KEY_TERMS
 from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes
+from pipelines.terms.durations import approximate_days
 
 SUMMARY_DOCUMENT_HEADERS = ["File", "Status", "Risk level", "Risk score", "Missing clauses",
                             "To renegotiate", "Review items", "Reason"]
@@ -93,10 +96,25 @@ def issue_rows(assessed: list[Assessed]) -> list[list]:
     ]
 
 
+@dataclass(frozen=True)
+class DurationCell:
+    """A duration as a spreadsheet holds it: a number of days to sort and filter by, shown
+    as the words a lawyer reads ("successive 1 year")."""
+    days: int
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def key_term_cell(term: KeyTerm | None) -> object:
-    """A key term as a typed cell: a date when the value is one, else its text."""
-    if term is not None and term.basis == "read" and (day := parse_iso_date(term.value)) is not None:
-        return day
+    """A key term as a typed cell: a date or a duration when the value is one, else its text
+    (a place, "perpetual", "not stated", a conflict)."""
+    if term is not None:
+        if (day := parse_iso_date(term.value)) is not None:
+            return day
+        if (days := approximate_days(term.value)) is not None:
+            return DurationCell(days, key_term_text(term))
     return key_term_text(term) or None
 
 
@@ -114,10 +132,6 @@ def key_term_evidence_rows(assessed: list[Assessed]) -> list[list]:
             rows.append([doc.filename, name, key_term_text(term), confidence, how_read(term),
                          " | ".join(f"{q['role']} p. {q['page']}: {q['text']}" for q in quotes(term))])
     return rows
-
-
-
-
 
 
 def review_rows(assessed: list[Assessed]) -> list[list]:

@@ -19,7 +19,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from pipelines.aggregate import Assessed
 from pipelines.reports.tables import (
-    CONTRACT_HEADERS, FINDING_HEADERS, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, contract_rows,
+    CONTRACT_HEADERS, FINDING_HEADERS, DurationCell, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, contract_rows,
     document_rows, finding_rows, issue_rows, key_term_evidence_rows, review_rows,
 )
 
@@ -67,11 +67,18 @@ def _sheet(workbook: Workbook, title: str, headers: list[str], rows: list[list])
 
 def _put(sheet: Worksheet, row: int, column: int, value: object) -> None:
     """Write a value as data: contract text may hold control characters Excel rejects, or
-    start with "=", which openpyxl would otherwise store as a formula."""
+    start with "=", which openpyxl would otherwise store as a formula.  A duration is its
+    number of days, so the column sorts and filters, formatted to read as the contract's words."""
+    number_format = None
     if isinstance(value, str):
         value = ILLEGAL_CHARACTERS_RE.sub("", value)
+    elif isinstance(value, date):
+        number_format = "yyyy-mm-dd"
+    elif isinstance(value, DurationCell):
+        number_format = '"' + value.text.replace('"', "'") + '"'
+        value = value.days
     cell = sheet.cell(row=row, column=column, value=value)
     if cell.data_type == "f":
         cell.data_type = "s"
-    if isinstance(value, date):
-        cell.number_format = "yyyy-mm-dd"
+    if number_format:
+        cell.number_format = number_format

@@ -37,6 +37,19 @@ def as_relativedelta(value: str | None) -> relativedelta | None:
             "W": relativedelta(weeks=amount), "D": relativedelta(days=amount)}[unit]
 
 
+_DAYS_PER_UNIT = {"Y": 365.25, "M": 365.25 / 12, "W": 7, "D": 1}
+
+
+def approximate_days(value: str | None) -> int | None:
+    """'P1Y' -> 365, 'P3M' -> 91: one number a spreadsheet sorts and filters mixed units by
+    ("notice of at least 60 days" is a filter on days, whatever unit the contract wrote)."""
+    parsed = parse_iso_duration(value)
+    if parsed is None:
+        return None
+    amount, unit = parsed
+    return round(amount * _DAYS_PER_UNIT[unit])
+
+
 def describe(value: str) -> str:
     """'P5Y' -> '5 years', 'P1M' -> '1 month'; other values unchanged."""
     parsed = parse_iso_duration(value)
