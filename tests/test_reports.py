@@ -104,7 +104,7 @@ def test_report_json_has_every_document_and_evidence_anchor(full: Path):
 
 def test_xlsx_full_view(full: Path):
     book = openpyxl.load_workbook(full / "report.xlsx")
-    assert book.sheetnames == ["Contracts", "Issues", "Key-term evidence", "Findings", "Review queue", "Documents"]
+    assert book.sheetnames == ["Contracts", "Issues", "Findings", "Key-term evidence", "Review queue", "Documents"]
     expected = {"Documents": FULL_DOCUMENT_HEADERS, "Findings": FINDING_HEADERS, "Contracts": CONTRACT_HEADERS,
                 "Issues": ISSUE_HEADERS, "Review queue": REVIEW_HEADERS}
     for name, headers in expected.items():

@@ -2,9 +2,9 @@
 
 Both views open on Contracts (one row per contract, worst first: level, rounded score, top
 issues, each key term in its own typed column, and empty Owner, Decision and Due columns to
-work in), then Issues (one row per issue) and the evidence behind each key-term value; the
-full view (legal) adds every finding with its evidence chain and the review queue.  Documents
-lists every file's processing facts, failures included.
+work in), then Issues (one row per issue); the full view (legal) puts every finding with its
+evidence chain third and adds the review queue; both have the evidence behind each key-term
+value.  Documents lists every file's processing facts, failures included.
 """
 from __future__ import annotations
 
@@ -33,9 +33,10 @@ def write_xlsx(assessed: list[Assessed], path: Path, view: str) -> Path:
     workbook.remove(workbook.active)
     _sheet(workbook, "Contracts", CONTRACT_HEADERS, contract_rows(assessed))
     _sheet(workbook, "Issues", ISSUE_HEADERS, issue_rows(assessed))
-    _sheet(workbook, "Key-term evidence", KEY_TERM_EVIDENCE_HEADERS, key_term_evidence_rows(assessed))
     if view == "full":
         _sheet(workbook, "Findings", FINDING_HEADERS, finding_rows(assessed))
+    _sheet(workbook, "Key-term evidence", KEY_TERM_EVIDENCE_HEADERS, key_term_evidence_rows(assessed))
+    if view == "full":
         _sheet(workbook, "Review queue", REVIEW_HEADERS, review_rows(assessed))
     headers, rows = document_rows(assessed, view)
     _sheet(workbook, "Documents", headers, rows)
