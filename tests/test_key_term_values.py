@@ -109,8 +109,11 @@ def test_report_and_spreadsheet_show_each_value_with_confidence_and_evidence(tmp
     book = openpyxl.load_workbook(tmp_path / "report.xlsx")
     row = dict(zip(CONTRACT_HEADERS, next(book["Contracts"].iter_rows(min_row=2, values_only=True))))
     assert row["Effective Date"].date() == date(2009, 3, 1)  # a date cell: the portfolio sorts by it
-    assert row["Agreement Date"] == "not stated" and row["Initial Term"] == "3 years"
-    assert row["Renewal Term"] == "successive 1 year" and row["Governing Law"] == "New York"
+    assert row["Agreement Date"] == "not stated" and row["Governing Law"] == "New York"
+    # durations are days to sort and filter by, shown in the contract's words
+    assert row["Initial Term"] == 1096 and row["Renewal Term"] == 365
+    formats = {h: c.number_format for h, c in zip(CONTRACT_HEADERS, book["Contracts"][2])}
+    assert formats["Initial Term"] == '"3 years"' and formats["Renewal Term"] == '"successive 1 year"'
     evidence = {r[1]: r for r in book["Key-term evidence"].iter_rows(min_row=2, values_only=True)}
     assert evidence["Expiration Date"][3] == 0.9
     assert evidence["Expiration Date"][4].startswith("computed from effective date March 1, 2009")
