@@ -39,6 +39,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import keyterm_values  # noqa: E402
+from logistic import fit_logistic  # noqa: E402
 from pipelines.datamodel import document_text  # noqa: E402
 from pipelines.rules.contract_dates import signature_dates  # noqa: E402
 from pipelines.rules.dates import DateMention, find_written_dates  # noqa: E402
@@ -127,21 +128,6 @@ def design(data: list[Contract], names: list[str]) -> tuple[torch.Tensor, torch.
     return torch.stack(rows), torch.tensor(labels), torch.tensor(owner)
 
 
-def fit(x: torch.Tensor, y: torch.Tensor, l2: float) -> tuple[torch.Tensor, torch.Tensor]:
-    weight = torch.zeros(x.shape[1], requires_grad=True)
-    bias = torch.zeros((), requires_grad=True)
-    optimizer = torch.optim.LBFGS([weight, bias], max_iter=300, line_search_fn="strong_wolfe")
-
-    def loss() -> torch.Tensor:
-        optimizer.zero_grad()
-        value = torch.nn.functional.binary_cross_entropy_with_logits(x @ weight + bias, y) + l2 * weight.square().sum()
-        value.backward()
-        return value
-
-    optimizer.step(loss)
-    return weight.detach(), bias.detach()
-
-
 def choices(data: list[Contract], score: torch.Tensor, owner: torch.Tensor,
             readers: dict[str, str | None], cut: float | None, margin: float | None) -> list[str | None]:
     """Each contract's date: the ranker's best candidate (none under `cut`); or, with `margin`,
@@ -198,12 +184,12 @@ def main() -> None:
     folds = owner % FOLDS
     for fold in range(FOLDS):
         held = folds == fold
-        weight, bias = fit(x[~held], y[~held], args.l2)
+        weight, bias = fit_logistic(x[~held], y[~held], args.l2)
         score[held] = x[held] @ weight + bias
     for label, cut, margin in SETTINGS:
         print(f"| train, {FOLDS} folds | {label} | {tally(train, choices(train, score, owner, readers, cut, margin))} |")
     if args.validation:
-        weight, bias = fit(x, y, args.l2)
+        weight, bias = fit_logistic(x, y, args.l2)
         validation = contracts("validation")
         xv, _, owner_v = design(validation, names)
         score_v = xv @ weight + bias

@@ -27,12 +27,16 @@ import argparse
 import importlib.util
 import json
 import math
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from logistic import fit_logistic  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 CUAD = REPO.parent / "shared" / "data" / "cuad"
@@ -120,21 +124,6 @@ def design(qs: list[Question], names: list[str], categories: list[str] | None) -
             row += [float(q.category == c) for c in categories]
         rows.append(row)
     return torch.tensor(rows, dtype=torch.float64)
-
-
-def fit_logistic(x: torch.Tensor, y: torch.Tensor, l2: float) -> tuple[torch.Tensor, torch.Tensor]:
-    weight = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
-    bias = torch.zeros((), dtype=torch.float64, requires_grad=True)
-    optimizer = torch.optim.LBFGS([weight, bias], max_iter=500, line_search_fn="strong_wolfe")
-
-    def loss() -> torch.Tensor:
-        optimizer.zero_grad()
-        value = torch.nn.functional.binary_cross_entropy_with_logits(x @ weight + bias, y) + l2 * weight.square().sum()
-        value.backward()
-        return value
-
-    optimizer.step(loss)
-    return weight.detach(), bias.detach()
 
 
 def out_of_fold(qs: list[Question], x: torch.Tensor, l2: float) -> torch.Tensor:
