@@ -32,7 +32,6 @@ class ModelConfig:
     router_hidden: int = 512
     floor: float = 0.02  # lowest calibrated probability emitted as a candidate
     headings: bool = True  # the lexical term reads each segment's section heading (models/headings.py)
-    definitions: bool = False  # ... and beside it the definitions of the terms it uses (models/definitions.py)
     training: dict[str, str] = field(default_factory=dict, compare=False)  # provenance, for the model card
 
     def to_metadata(self) -> dict[str, str]:
@@ -41,7 +40,7 @@ class ModelConfig:
 
     @classmethod
     def from_metadata(cls, metadata: dict[str, str]) -> ModelConfig:
-        values: dict[str, object] = {"headings": False, "definitions": False}  # from before either was read
+        values: dict[str, object] = {"headings": False}  # a checkpoint from before headings were read
         for f in fields(cls):
             raw = metadata.get(f"config.{f.name}")
             if raw is not None:

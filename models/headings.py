@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from models.definitions import definition_contexts
 from pipelines.datamodel import Segment
 
 _NUMBERED = re.compile(
@@ -38,14 +37,3 @@ def section_headings(segments: list[Segment], current: str = "") -> list[str]:
         current = heading_of(segment.text) or current
         out.append(current)
     return out
-
-
-def lexical_contexts(segments: list[Segment], definitions: bool, current: str = "",
-                     defined: dict[str, str] | None = None) -> list[str]:
-    """What the lexical term reads beside each segment: its section heading, followed, when
-    the checkpoint reads them, by the definitions of the terms it uses (`defined`: the whole
-    document's, when `segments` are a part of it)."""
-    headings = section_headings(segments, current)
-    if not definitions:
-        return headings
-    return [f"{h} {d}".strip() for h, d in zip(headings, definition_contexts(segments, defined))]

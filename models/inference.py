@@ -30,7 +30,7 @@ from models.candidates import document_findings
 from models.cascade import cascade_scores, first_occurrences
 from models.checkpoint import DEFAULT_CHECKPOINT, Checkpoint, load_checkpoint
 from models.features import N_FEATURES, segment_features
-from models.headings import lexical_contexts
+from models.headings import section_headings
 from models.lexical import lexical_bag
 from models.network import MODES, Mode
 from models.presence import document_maxima, presence_probability, presence_score
@@ -72,21 +72,20 @@ class ClauseModel:
             for segments, p in zip(batch, probabilities)
         ]
 
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str] | None = None,
-                            defined: list[dict[str, str]] | None = None, *, mode: Mode = "sparse") -> list[torch.Tensor]:
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str] | None = None, *,
+                            mode: Mode = "sparse") -> list[torch.Tensor]:
         """Probabilities for parts of documents, each part with the end of its whole document (a
-        position feature), the section heading in force where it starts and its whole document's
-        definitions (models/definitions.py): the gpu worker scores a long document a part at a
-        time, between other documents' parts, and joins them with document_findings."""
+        position feature) and the section heading in force where it starts: the gpu worker scores
+        a long document a part at a time, between other documents' parts, and joins them with
+        document_findings."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         k = self.config.top_k
         headings = headings or [""] * len(chunks)
-        defined = defined or [None] * len(chunks)  # type: ignore[list-item]
         if self.backbone.int8 and len(chunks) > 1:
-            return [self._probabilities([chunk], mode, k, [end], [heading], [d])[0]
-                    for chunk, end, heading, d in zip(chunks, ends, headings, defined)]
-        return self._probabilities(chunks, mode, k, ends, headings, defined)
+            return [self._probabilities([chunk], mode, k, [end], [heading])[0]
+                    for chunk, end, heading in zip(chunks, ends, headings)]
+        return self._probabilities(chunks, mode, k, ends, headings)
 
     def document_findings(self, segments: list[Segment], probability: torch.Tensor) -> list[Finding]:
         """One document's findings from all of its segments' probabilities [n, C]."""
@@ -116,15 +115,14 @@ class ClauseModel:
             return [self._probabilities([segments], mode, k)[0] for segments in batch]
         return self._probabilities(batch, mode, k)
 
-    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int, ends: list[int] | None = None,
-                       headings: list[str] | None = None,
-                       defined: list[dict[str, str] | None] | None = None) -> list[torch.Tensor]:
+    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int,
+                       ends: list[int] | None = None, headings: list[str] | None = None) -> list[torch.Tensor]:
         texts = [s.text for segments in batch for s in segments]
         ends = ends or [None] * len(batch)  # type: ignore[list-item]
         features = (torch.cat([segment_features(segments, end) for segments, end in zip(batch, ends)]) if batch
                     else torch.zeros((0, N_FEATURES)))
         ids = self.backbone.token_ids(texts)
-        heading_ids = self.heading_ids(batch, headings or [""] * len(batch), defined or [None] * len(batch))
+        heading_ids = self.heading_ids(batch, headings or [""] * len(batch))
         out = torch.zeros((len(texts), len(self.config.categories)))
         first = self._first_occurrences(batch) if self.cascade else list(range(len(texts)))
         encode = [i for i, f in enumerate(first) if f == i]
@@ -158,20 +156,15 @@ class ClauseModel:
             first += [start + i for i in first_occurrences([s.text for s in segments])]
         return first
 
-    def heading_ids(self, batch: list[list[Segment]], leads: list[str],
-                    defined: list[dict[str, str] | None] | None = None) -> list[list[int]] | None:
-        """Word-piece ids of what the lexical term reads beside each segment (its section heading,
-        and the definitions of the terms it uses when the checkpoint reads them), when it reads
-        any; `leads` are the headings in force before each document (part) starts, `defined`
-        each part's whole document's definitions (None: found in the part itself)."""
+    def heading_ids(self, batch: list[list[Segment]], leads: list[str]) -> list[list[int]] | None:
+        """Word-piece ids of each segment's section heading, when the lexical term reads them;
+        `leads` are the headings in force before each document (part) starts."""
         if not self.network.router.lexical.headings:
             return None
-        defined = defined or [None] * len(batch)
-        contexts = [c for segments, lead, d in zip(batch, leads, defined)
-                    for c in lexical_contexts(segments, self.config.definitions, lead, d)]
-        distinct = list(dict.fromkeys(contexts))  # a heading is in force over many segments
+        headings = [h for segments, lead in zip(batch, leads) for h in section_headings(segments, lead)]
+        distinct = list(dict.fromkeys(headings))  # a heading is in force over many segments
         ids = dict(zip(distinct, self.backbone.token_ids(distinct)))
-        return [ids[c] for c in contexts]
+        return [ids[h] for h in headings]
 
     @torch.inference_mode()
     def lexical_logits(self, ids: list[list[int]], heading_ids: list[list[int]] | None = None) -> torch.Tensor:

@@ -51,7 +51,7 @@ from models.features import segment_features
 from models.fitting import (
     ExpertPairs, FitSettings, embedding_logits, fit_experts, fit_lexical, fit_linear, fit_router_mlp, lexical_logits,
 )
-from models.headings import lexical_contexts
+from models.headings import section_headings
 from models.lexical import LexicalBag, LexicalLayer, padded_lexical_bag
 from models.network import ClauseNetwork
 from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability, presence_score
@@ -128,7 +128,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     chosen = pick_device(device)
     clock = _Clock()
 
-    rows = _sample_rows(documents, config.categories, settings, np.random.default_rng(seed), config.definitions)
+    rows = _sample_rows(documents, config.categories, settings, np.random.default_rng(seed))
     clock.lap("segment+label")
     backbone = Backbone(chosen, compute_dtype(chosen), config.max_length)
     encoded = cached_encode(cache, backbone, rows.texts, BatchLimits.for_device(chosen), log)
@@ -196,9 +196,8 @@ def pick_calibration(documents: Sequence[LabelledDocument], settings: TrainSetti
 
 
 def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...], settings: TrainSettings,
-                 rng: np.random.Generator, definitions: bool = False) -> _Rows:
-    """Segment, label and sample every document; pick the calibration contracts.  With
-    `definitions`, each segment's heading is followed by the definitions of the terms it uses."""
+                 rng: np.random.Generator) -> _Rows:
+    """Segment, label and sample every document; pick the calibration contracts."""
     calibration_docs = pick_calibration(documents, settings, rng)
     texts, headings, features, labels, weights, document, calibration = [], [], [], [], [], [], []
     for number, doc in enumerate(documents):
@@ -212,7 +211,7 @@ def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...],
             sample = sample_segments(doc_labels, rate, rng)
         doc_features = segment_features(segments)
         texts += [segments[i].text for i in sample.indices]
-        doc_headings = lexical_contexts(segments, definitions)
+        doc_headings = section_headings(segments)
         headings += [doc_headings[i] for i in sample.indices]
         features.append(doc_features[sample.indices])
         labels.append(torch.from_numpy(doc_labels[sample.indices]))

@@ -25,8 +25,7 @@ class EchoModel:
         self.gate, self.calls, self.running = gate, [], threading.Event()
         self.seconds_per_call = seconds_per_call
 
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str],
-                            defined: list[dict[str, str]]) -> list[list[str]]:
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str]) -> list[list[str]]:
         self.running.set()
         if self.gate is not None:
             self.gate.wait(5)
@@ -91,7 +90,7 @@ def test_a_small_document_is_not_held_behind_a_long_one() -> None:
 
 def test_a_failing_model_call_fails_every_document_in_it() -> None:
     class Failing(EchoModel):
-        def chunk_probabilities(self, chunks, ends, headings, defined):  # noqa: ANN001, ANN202
+        def chunk_probabilities(self, chunks, ends, headings):  # noqa: ANN001, ANN202
             raise RuntimeError("CUDA out of memory")
 
     batcher = CrossDocumentBatcher(Failing())

@@ -23,12 +23,10 @@ from collections import deque
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Protocol
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage
-from models.definitions import find_definitions
 from models.headings import heading_of
 from pipelines.datamodel import AnalyserSkipped, Finding, Segment
 from pipelines.settings import Settings
@@ -38,8 +36,7 @@ CHUNK_SEGMENTS = 512
 
 
 class ChunkedModel(Protocol):
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str],
-                            defined: list[dict[str, str]]) -> list[Any]: ...
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str]) -> list[Any]: ...
 
     def document_findings(self, segments: list[Segment], probability: Any) -> list[Finding]: ...
 
@@ -63,12 +60,6 @@ class _Document:
         the last one before it."""
         start = len(self.parts) * CHUNK_SEGMENTS
         return next((h for s in reversed(self.segments[:start]) if (h := heading_of(s.text))), "")
-
-    @cached_property
-    def defined(self) -> dict[str, str]:
-        """The whole document's defined terms, for every part: a definition sits in one part
-        and is used in the others."""
-        return find_definitions(self.segments)
 
     @property
     def scored(self) -> bool:
@@ -110,7 +101,7 @@ class CrossDocumentBatcher:
             self.batch_sizes.append(len(active))
             try:
                 scores = self._model.chunk_probabilities([d.next_chunk() for d in active], [d.end for d in active],
-                                                         [d.heading() for d in active], [d.defined for d in active])
+                                                         [d.heading() for d in active])
             except BaseException as error:  # noqa: BLE001 - handed to every waiting task
                 for d in active:
                     _settle(d.result, error=error)
