@@ -70,7 +70,7 @@ def test_a_blank_date_the_playbook_needs_goes_to_review_and_makes_no_check():
 
 def test_values_read_as_a_lawyer_writes_them():
     assert display_value("Effective Date", "2009-03-01") == "March 1, 2009"
-    assert display_value("Renewal Term", "P1Y", {"successive": True}) == "successive 1 year"
+    assert display_value("Renewal Term", "P1Y", {"successive": True}) == "successive 1-year periods"
     assert display_value("Renewal Term", "P2Y", {"automatic": False}) == "2 years (at a party's option)"
     assert display_value("Notice Period To Terminate Renewal", "P90D") == "90 days"
     assert display_value("Initial Term", "until an event", {"event": "the last patent expires"}) == "until the last patent expires"
@@ -113,7 +113,7 @@ def test_report_and_spreadsheet_show_each_value_with_confidence_and_evidence(tmp
     # durations are days to sort and filter by, shown in the contract's words
     assert row["Initial Term"] == 1096 and row["Renewal Term"] == 365
     formats = {h: c.number_format for h, c in zip(CONTRACT_HEADERS, book["Contracts"][2])}
-    assert formats["Initial Term"] == '"3 years"' and formats["Renewal Term"] == '"successive 1 year"'
+    assert formats["Initial Term"] == '"3 years"' and formats["Renewal Term"] == '"successive 1-year periods"'
     evidence = {r[1]: r for r in book["Key-term evidence"].iter_rows(min_row=2, values_only=True)}
     assert evidence["Expiration Date"][3] == 0.9
     assert evidence["Expiration Date"][4].startswith("computed from effective date March 1, 2009")

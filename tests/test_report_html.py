@@ -197,7 +197,7 @@ def test_each_contract_page_asks_this_counterparty(full: Rendered):
     asks = [p.text_content() for p in licence.xpath('.//p[@class="ask"]')]
     assert "Request: Ask Granite Peak Payments LLC to add a mutual cap on liability" in asks[0]
     renewal = next(a for a in asks if "non-renewal deadline" in a)
-    assert "It now reads “successive 1 year”" in renewal and "30 January 2027" in renewal
+    assert "It now reads “successive 1-year periods”" in renewal and "30 January 2027" in renewal
     assert licence.xpath('.//details[@class="more"]') and "Key terms" in licence.text_content()
     doc, a = next(da for da in full.assessed if da[0].filename == "granite-peak-licence.pdf")
     alone = environment().get_template("contract.html").render(c=contract_view(doc, a, AS_OF))

@@ -234,7 +234,7 @@ def _request(issue: Issue, a: DocumentAssessment, deadline: Deadline | None) -> 
 
 
 def _reads(issue: Issue, a: DocumentAssessment) -> str:
-    """The value an issue is about as the contract's key term shows it ("successive 1 year"),
+    """The value an issue is about as the contract's key term shows it ("successive 1-year periods"),
     or the issue's own value when the term is in conflict or not a key term."""
     f = issue.finding
     term = a.key_terms.get(f.category)

@@ -99,7 +99,7 @@ def issue_rows(assessed: list[Assessed]) -> list[list]:
 @dataclass(frozen=True)
 class DurationCell:
     """A duration as a spreadsheet holds it: a number of days to sort and filter by, shown
-    as the words a lawyer reads ("successive 1 year")."""
+    as the words a lawyer reads ("successive 1-year periods")."""
     days: int
     text: str
 

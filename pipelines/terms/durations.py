@@ -13,7 +13,7 @@ from pipelines.rules.dates import Duration
 
 _LETTER = {"years": "Y", "months": "M", "weeks": "W", "days": "D"}
 _ISO_RE = re.compile(r"^P(?P<amount>\d+)(?P<unit>[YMWD])$")
-_UNIT_WORDS = {"Y": "year", "M": "month", "W": "week", "D": "day"}
+UNIT_WORDS = {"Y": "year", "M": "month", "W": "week", "D": "day"}
 
 
 def iso_duration(duration: Duration) -> str:
@@ -56,5 +56,5 @@ def describe(value: str) -> str:
     if parsed is None:
         return value
     amount, unit = parsed
-    word = _UNIT_WORDS[unit]
+    word = UNIT_WORDS[unit]
     return f"{amount} {word}" if amount == 1 else f"{amount} {word}s"
