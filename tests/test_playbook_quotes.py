@@ -142,6 +142,8 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
      "termination by agreement, not convenience"),
     ("Termination For Convenience", ("This Agreement may be terminated at any time upon the occurrence of any of the "
       "following events:"), "a lead-in"),
+    ("Termination For Convenience", ("The Licensor may terminate this Agreement by written notice to the Licensee upon "
+      "a Change of Control of the Licensee."), "termination upon a change of control, not convenience"),
     ("Minimum Commitment", "The Reseller shall maintain all such records for a minimum of three years.",
      "no minimum stated"),
     ("Governing Law", ("Any dispute shall be settled by arbitration under the rules and regulations of the Ruritanian "
@@ -169,6 +171,8 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
     ("Ip Ownership Assignment", "All Deliverables shall be owned by the Customer upon payment."),
     ("Change Of Control", "If a party undergoes a Change of Control, the other party may terminate on notice."),
     ("Termination For Convenience", "The Buyer may terminate this Agreement for convenience on 30 days' notice."),
+    ("Termination For Convenience", ("Either party may terminate this Agreement without cause on 90 days' notice, or at "
+      "once upon a change of control of the other party.")),
     ("Termination For Convenience", "The licence may be revoked by the Owner at any time and for any reason."),
     ("Termination For Convenience", ("The Customer may end this Agreement without cause, even after a breach by "
       "the Supplier has been cured.")),

@@ -323,8 +323,8 @@ def _exclusive(text: str) -> str | None:
 
 
 def _for_convenience(text: str) -> str | None:
-    """Ending the contract at will, as opposed to for the other side's breach or default, a
-    notice that terminates nothing, or cancelling an order.  Ending it by both parties' written
+    """Ending the contract at will, as opposed to for the other side's breach or default or
+    upon its change of control, a notice that terminates nothing, or cancelling an order.  Ending it by both parties' written
     agreement needs no clause, and a lead-in to a list of events ("may be terminated at any time
     upon the occurrence of any of the following events:") names no ground by itself; "at any
     time" alone makes neither at will."""
@@ -334,6 +334,8 @@ def _for_convenience(text: str) -> str | None:
         return "no termination stated"
     if _FOR_CAUSE.search(text) and not _AT_WILL.search(text):
         return "termination for cause, not convenience"
+    if _CHANGE_OF_CONTROL.search(text) and not _AT_WILL.search(text):
+        return "termination upon a change of control, not convenience"
     if not at_will and _BY_AGREEMENT.search(text) and not _ON_NOTICE.search(text):
         return "termination by agreement, not convenience"
     if not at_will and text.rstrip().endswith(":") and not _ON_NOTICE.search(text):
@@ -409,6 +411,9 @@ _EXCLUSIVE = re.compile(
     r"procure|source|deal|contract|represent|promote)",
     re.IGNORECASE)
 _TERMINATION = re.compile(r"\bterminat|\bterminab|\bcancel|\bwithdraw|\babandon|\brevok|\bdiscontinu", re.IGNORECASE)
+# An event that ends the contract, not a party's will: "may terminate ... upon the occurrence of a
+# Change of Control" (none of CUAD's 169 training snippets of termination for convenience names one).
+_CHANGE_OF_CONTROL = re.compile(r"\bchange\s+(?:of|in)\s+(?:the\s+)?control\b", re.IGNORECASE)
 _ANY_TIME = re.compile(r"\bat\s+any\s+time\b", re.IGNORECASE)  # alone, "may be changed at any time" ends nothing
 _FOR_CAUSE = re.compile(
     r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfail(?:s|ed|ure)?\s+(?:\w+ly\s+)?to\b|\bin\s+the\s+event\s+of\s+the\s+occurrence|"
