@@ -61,6 +61,7 @@ _ADJECTIVE_RE = re.compile(
 _PARTY_DESCRIPTION_RE = re.compile(
     r"\b(?:a|an)\s+[A-Z][\w ]{2,30}\s+(?:corporation|company|limited|partnership)\b|principal\s+place\s+of\s+business")
 # A full stop that ends a sentence, not one in "U.S.", "Inc." or "Sec. 5".
+_LEADING_PUNCTUATION_RE = re.compile(r"[\W_]*")
 _SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\bInc)(?<!\bNo)(?<!\bSec)(?<!\bCo)\.\s+(?=[A-Z(\d])|\n\s*\n")
 _SUBJECT_MATTER_RE = re.compile(
     r"\b(?:patent|copyright|trademark|securities|tax|export|import|bankruptcy|antitrust|competition|labou?r|"
@@ -162,6 +163,8 @@ def _state_over_country(place: str, clause: str) -> str:
 def _clause_end(text: str, start: int) -> int:
     """Where the clause that starts at `start` ends: its sentence, or the next one when the cue
     is a heading ("Governing Law. This Agreement shall be ...")."""
+    # a heading's cue starts at its number's "." ("9.05.  Applicable Law."), which ends no sentence
+    start = _LEADING_PUNCTUATION_RE.match(text, start).end()
     limit = min(len(text), start + WINDOW_CHARS)
     first = _SENTENCE_END_RE.search(text, start, limit)
     if first is None:
