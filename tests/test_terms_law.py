@@ -77,6 +77,10 @@ def quoted(body: str, value) -> str:  # noqa: ANN001
     # a heading longer than a short line, naming no law itself
     ("Article 9 Applicable Law; Modifications; Annexes; Miscellaneous\n\n1) The laws of the Federal Republic of "
      "Germany shall apply to this Agreement and to every order placed under it.", "Article 9", "Federal Republic"),
+    # a two-level number ending in a period, the heading a segment of its own
+    ("9.04. Orders. Orders shall be placed in writing.\n\n9.05.  Applicable Law. This Agreement shall be governed by "
+     "the laws of the State of Texas.  All payments hereunder shall be made at Frisco, Texas.", "9.05.",
+     "laws of the State of Texas"),
 ])
 def test_a_heading_is_quoted_with_the_clause_under_it(body: str, starts: str, holds: str):
     value = law(body)
