@@ -24,7 +24,6 @@ CUAD: CC BY 4.0, The Atticus Project.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -37,10 +36,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from logistic import fit_logistic  # noqa: E402
+from recall_ceiling import scorer_module  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 CUAD = REPO.parent / "shared" / "data" / "cuad"
-SCORER = REPO.parent / "shared" / "tools" / "cuad_score.py"
 RULE_SOURCES = ("rules", "key-terms")
 FOLDS = 10
 THRESHOLDS = (0.3, 0.4, 0.5)
@@ -54,13 +53,6 @@ class Question:
     category: str
     present: bool
     features: dict[str, float]
-
-
-def scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cuad_score", SCORER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def questions(report: Path, cuad: ModuleType) -> tuple[list[Question], list[str]]:
@@ -101,19 +93,11 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def macro_f1(qs: list[Question], said: list[bool], categories: list[str]) -> float:
-    """CUAD's presence macro-F1 (categories with no positive and no call left out, as cuad_score.py does)."""
-    per = []
-    for category in categories:
-        tp = fp = fn = 0
-        for q, s in zip(qs, said):
-            if q.category == category:
-                tp += q.present and s
-                fp += s and not q.present
-                fn += q.present and not s
-        if tp + fp + fn:
-            per.append(2 * tp / (2 * tp + fp + fn))
-    return sum(per) / len(per)
+def macro_f1(cuad: ModuleType, qs: list[Question], said: list[bool], categories: list[str]) -> float:
+    """CUAD's presence macro-F1 of these calls, by cuad_score.py's own function."""
+    gold = {(q.contract, q.category): [q.category] if q.present else [] for q in qs}
+    calls = {(q.contract, q.category): {q.category: 1.0 if s else 0.0} for q, s in zip(qs, said)}
+    return cuad.presence(gold, calls, categories, 0.5)[0]
 
 
 def design(qs: list[Question], names: list[str], categories: list[str] | None) -> torch.Tensor:
@@ -153,19 +137,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--report", type=Path, required=True, help="an audit's report.json")
     args = parser.parse_args()
-    qs, categories = questions(args.report, scorer())
+    cuad = scorer_module()
+    qs, categories = questions(args.report, cuad)
     print(f"{len({q.contract for q in qs})} contracts, {len(qs)} (contract, category) questions, "
           f"{FOLDS} folds by contract\n")
     print("| presence call | L2 | " + " | ".join(f"F1 at {t}" for t in THRESHOLDS) + " |")
     print("| --- | ---: |" + " ---: |" * len(THRESHOLDS))
-    product = macro_f1(qs, [q.features["best"] >= 0.0 for q in qs], categories)  # logit >= 0: p >= 0.5
+    product = macro_f1(cuad, qs, [q.features["best"] >= 0.0 for q in qs], categories)  # logit >= 0: p >= 0.5
     print(f"| the product (best merged confidence >= 0.5) | | | | {product:.4f} |")
     for label, names in FEATURE_SETS.items():
         for with_category in (False, True):
             for l2 in (1e-3, 1e-2):
                 x = design(qs, names, categories if with_category else None)
                 probability = out_of_fold(qs, x, l2)
-                scores = [macro_f1(qs, (probability >= t).tolist(), categories) for t in THRESHOLDS]
+                scores = [macro_f1(cuad, qs, (probability >= t).tolist(), categories) for t in THRESHOLDS]
                 name = label + (", per category" if with_category else "")
                 print(f"| {name} | {l2:g} | " + " | ".join(f"{s:.4f}" for s in scores) + " |")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING
 
-from pipelines.terms.durations import UNIT_WORDS, describe, parse_iso_duration
+from pipelines.terms.durations import describe, parse_iso_duration
 
 if TYPE_CHECKING:
     from pipelines.aggregate import KeyTerm
@@ -36,12 +36,11 @@ def display_value(field: str, value: str | None, detail: dict | None = None) -> 
         if detail.get("reference"):
             text += f" ({detail['reference']})"
         return text
-    if (parsed := parse_iso_duration(value)) is not None:
+    if parse_iso_duration(value) is not None:
         text = describe(value)
         if field == "Renewal Term":
             if detail.get("successive"):
-                amount, unit = parsed
-                text = f"successive {amount}-{UNIT_WORDS[unit]} periods"
+                text = "successive " + describe(value, periods=True)
             if detail.get("automatic") is False:
                 text += " (at a party's option)"
         return text

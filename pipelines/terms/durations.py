@@ -13,7 +13,7 @@ from pipelines.rules.dates import Duration
 
 _LETTER = {"years": "Y", "months": "M", "weeks": "W", "days": "D"}
 _ISO_RE = re.compile(r"^P(?P<amount>\d+)(?P<unit>[YMWD])$")
-UNIT_WORDS = {"Y": "year", "M": "month", "W": "week", "D": "day"}
+_UNIT_WORDS = {"Y": "year", "M": "month", "W": "week", "D": "day"}
 
 
 def iso_duration(duration: Duration) -> str:
@@ -50,11 +50,14 @@ def approximate_days(value: str | None) -> int | None:
     return round(amount * _DAYS_PER_UNIT[unit])
 
 
-def describe(value: str) -> str:
-    """'P5Y' -> '5 years', 'P1M' -> '1 month'; other values unchanged."""
+def describe(value: str, periods: bool = False) -> str:
+    """'P5Y' -> '5 years', 'P1M' -> '1 month'; with `periods`, 'P1Y' -> '1-year periods' (what a
+    renewal for successive periods runs in); other values unchanged."""
     parsed = parse_iso_duration(value)
     if parsed is None:
         return value
     amount, unit = parsed
-    word = UNIT_WORDS[unit]
+    word = _UNIT_WORDS[unit]
+    if periods:
+        return f"{amount}-{word} periods"
     return f"{amount} {word}" if amount == 1 else f"{amount} {word}s"
