@@ -260,6 +260,12 @@ def start_worker(tmp_path: Path) -> Iterator:
         worker.kill(signal.SIGTERM)
     for worker in started:
         worker.wait_stopped()
+        # pytest shows a fixture's teardown output only when its test failed: then it says why
+        print(f"--- last lines of {worker.log.name} ---\n{log_tail(worker.log)}")
+
+
+def log_tail(path: Path, lines: int = 60) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else "(no log)"
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.2, message: str = "condition") -> None:  # type: ignore[no-untyped-def]

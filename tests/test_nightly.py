@@ -20,7 +20,7 @@ import pytest
 from icalendar import Calendar
 from sqlalchemy import func, select
 
-from conftest import REPO, WorkerProcess, free_port, processes_using, run_cli, sqlite_url, wait_until
+from conftest import REPO, WorkerProcess, free_port, log_tail, processes_using, run_cli, sqlite_url, wait_until
 from pipelines.aggregate import DocumentAssessment, aggregate_document
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, DocumentResult, DocumentStatus, RunState
@@ -451,7 +451,12 @@ def test_sigterm_stops_nightly_and_the_scheduler_with_their_embedded_workers(
     data_dir = env["CLAUSEMILL_DATA_DIR"]
     wait_until(lambda: len(processes_using(data_dir)) >= 3, timeout=60, message="embedded workers to start")
     process.send_signal(signal.SIGTERM)
-    output = process.communicate(timeout=90)[0].decode()
+    try:
+        output = process.communicate(timeout=90)[0].decode()
+    except subprocess.TimeoutExpired as slow:
+        process.kill()
+        workers = "\n".join(f"--- {log.name} ---\n{log_tail(log)}" for log in sorted(Path(data_dir, "logs").glob("*.log")))
+        pytest.fail(f"still running 90 s after SIGTERM:\n{(slow.output or b'').decode(errors='replace')}\n{workers}")
     assert process.returncode in ((143,) if command == "nightly" else (0, 143)), output
     wait_until(lambda: not processes_using(data_dir), timeout=20, message="workers to exit")
 

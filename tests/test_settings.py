@@ -53,3 +53,27 @@ def test_celery_app_is_json_only_with_late_acks_and_queue_routing(tmp_path: Path
 def test_a_visibility_timeout_shorter_than_a_task_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="visibility_timeout_s .* must exceed the longest task time limit"):
         Settings(data_dir=tmp_path, visibility_timeout_s=600)
+
+
+def test_a_worker_killed_while_restoring_blocks_redelivery_for_a_minute_at_most(tmp_path: Path) -> None:
+    """kombu's restore mutex, taken as a worker takes it and never released (the worker was
+    SIGKILLed inside the restore), expires in Redis within 60 s, not kombu's default 300 s."""
+    import redis
+    from kombu.transport.redis import Mutex
+
+    from tests.conftest import REDIS_URL, _services_up
+
+    if (why := _services_up()) is not None:
+        pytest.skip(why)
+    broker = f"{REDIS_URL}/12"
+    redis.Redis.from_url(broker).flushdb()
+    app = create_app(Settings(data_dir=tmp_path, broker_url=broker, visibility_timeout_s=3600))
+    with app.connection_for_write() as connection:
+        channel = connection.default_channel
+        client = redis.Redis.from_url(broker)
+        held = Mutex(client, channel.unacked_mutex_key, channel.unacked_mutex_expire)
+        held.__enter__()  # were the worker killed here, nothing would release it
+        ttl = client.ttl(channel.unacked_mutex_key)
+        held.__exit__(None, None, None)
+    assert 0 < ttl <= 60
+    client.flushdb()

@@ -44,11 +44,16 @@ def broker_transport_options(settings: Settings) -> dict:
             "polling_interval": settings.broker_poll_interval_s,
         }
     # Unacked tasks of a worker that died whole come back after the visibility timeout; sweep
-    # for them every few seconds rather than kombu's default of every ~100 s.
+    # for them every few seconds rather than kombu's default of every ~100 s.  A worker killed
+    # while it restores holds kombu's restore mutex until it expires (300 s by default), and no
+    # worker restores anything meanwhile; a restore takes milliseconds, and restoring one
+    # message twice is harmless (each restore is a transaction that finds it gone), so the
+    # mutex expires after at most a minute.
     return {
         "visibility_timeout": settings.visibility_timeout_s,
         "unacked_restore_interval": min(10, max(1, settings.visibility_timeout_s // 2)),
         "unacked_restore_throttle": 1,
+        "unacked_mutex_expire": min(60, settings.visibility_timeout_s),
     }
 
 

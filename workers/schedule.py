@@ -22,6 +22,7 @@ finishing entry completes any run whose batch ended.
 """
 from __future__ import annotations
 
+import faulthandler
 import fcntl
 import hashlib
 import logging
@@ -38,6 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 from celery import Celery
 from celery.beat import EmbeddedService, Scheduler
 from celery.schedules import BaseSchedule, schedstate
+from celery.signals import worker_shutting_down
 from kombu import Queue as KombuQueue
 
 from pipelines import logs
@@ -68,6 +70,10 @@ FINISH_EVERY_S = 10.0
 """How soon after its batch ends a scheduled run is reported."""
 LOCK_RETRY_S = 2.0
 """How often a standing-by scheduler tries the beat lock, and a holder checks it still holds it."""
+BEAT_STOP_S = 10.0
+"""How long a stopping scheduler waits for beat's thread to finish its tick."""
+SLOW_STOP_S = 30.0
+"""A stop that takes longer than this is reported with the threads' stacks."""
 WEBHOOK_BACKOFF_S = 0.5
 """First wait between webhook attempts; it doubles each time, up to 30 s."""
 
@@ -567,13 +573,21 @@ def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
             "--hostname", f"scheduler-{os.getpid()}@%h", "--loglevel", "INFO"]
     if settings.embedded:
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    worker_shutting_down.connect(_report_a_slow_stop, weak=False)
     with SweepLoop(app, settings):
         beat.start()
         try:
             app.worker_main(argv)
         finally:
-            beat.stop()
+            beat.service.stop()  # beat's own stop() waits for ever on a tick that never returns
+            beat.join(BEAT_STOP_S)
             lock.release()
+
+
+def _report_a_slow_stop(**_: object) -> None:
+    """A warm shutdown waits for the scheduler's tasks; one that takes longer than SLOW_STOP_S
+    prints every thread's stack to stderr, so whoever waits for the process sees what holds it."""
+    faulthandler.dump_traceback_later(SLOW_STOP_S, exit=False)
 
 
 def describe_next(cron: Cron, now: datetime | None = None) -> str:
