@@ -26,8 +26,9 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
+from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 
 from pipelines import logs, steps
 from pipelines.dag import SPECS, STAGES, Stage, next_stage
@@ -111,8 +112,42 @@ class SweepLoop:
 
     def _run(self) -> None:
         while not self._stop.wait(self._settings.recovery_interval_s):
-            try:
-                sweep(self._app, self._settings)
-            except Exception:  # noqa: BLE001 - a broker or database outage: the next pass tries again
-                logs.log("recovery sweep failed; retrying at the next interval", stage=LOG_STAGE, batch_id=None,
-                         level=logging.WARNING, exc_info=True)
+            sweep_until_next_time(self._app, self._settings)
+
+
+def sweep_until_next_time(app: Celery, settings: Settings) -> None:
+    """One pass of a repeating sweep, which an outage must not stop."""
+    try:
+        sweep(app, settings)
+    except Exception:  # noqa: BLE001 - a broker or database outage: the next pass tries again
+        logs.log("recovery sweep failed; retrying at the next interval", stage=LOG_STAGE, batch_id=None,
+                 level=logging.WARNING, exc_info=True)
+
+
+def sweeping_step(settings: Settings) -> type[bootsteps.StartStopStep]:
+    """A worker's consumer step that sweeps every `settings.recovery_interval_s`.
+
+    A server-mode batch sent with `audit --no-wait` may have no waiting `audit`, watcher or
+    scheduler to sweep for it, so each server worker sweeps too (sweeps at once are safe).  It
+    runs on the consumer's timer, in the worker's event loop: a thread in a prefork parent
+    could hold a lock at the moment a pool child is forked."""
+
+    class RecoverySweep(bootsteps.StartStopStep):
+        label = "recovery sweep"
+
+        def __init__(self, consumer: Any, **kwargs: Any) -> None:
+            super().__init__(consumer, **kwargs)
+            self.timer_entry: Any = None
+
+        def start(self, consumer: Any) -> None:
+            self.timer_entry = consumer.timer.call_repeatedly(settings.recovery_interval_s, sweep_until_next_time,
+                                                              (consumer.app, settings))
+
+        def stop(self, consumer: Any) -> None:
+            if self.timer_entry is not None:
+                self.timer_entry.cancel()
+                self.timer_entry = None
+
+        shutdown = stop
+
+    return RecoverySweep
