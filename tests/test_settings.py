@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REDIS_URL, _services_up
 from pipelines.settings import Settings
 from workers.celery_app import broker_transport_options, create_app
 
@@ -60,8 +61,6 @@ def test_a_worker_killed_while_restoring_blocks_redelivery_for_a_minute_at_most(
     SIGKILLed inside the restore), expires in Redis within 60 s, not kombu's default 300 s."""
     import redis
     from kombu.transport.redis import Mutex
-
-    from tests.conftest import REDIS_URL, _services_up
 
     if (why := _services_up()) is not None:
         pytest.skip(why)
