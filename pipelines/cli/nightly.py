@@ -11,7 +11,7 @@ import typer
 from pipelines import logs
 from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options, contract_inputs, workers_for
 from pipelines.cli.console import console
-from pipelines.cli.stopping import exit_code, resend_if_stopped
+from pipelines.cli.stopping import exit_code, stop_celery_worker_on_signal
 from pipelines.cli.progress import wait_for_batch
 from pipelines.settings import get_settings
 
@@ -136,24 +136,13 @@ def scheduler(
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audits of {', '.join(map(str, paths))} on {mode}: '{cron.expression}' in "
                   f"{cron.timezone_name}, next at {describe_next(cron)}. Reports in {out}/. Ctrl-C stops.")
-    from celery.signals import worker_ready
-
-    worker_ready.connect(_deliver_a_swallowed_stop, weak=False)
+    stop_celery_worker_on_signal()  # from here on a stop is the worker's warm shutdown, whenever it comes
     try:
         with workers_for(settings) as workers:
             run_scheduler(settings, job, cron, out, workers)  # type: ignore[arg-type]
-    except KeyboardInterrupt as stop:  # before the scheduler's worker took over the signals
-        console.print("[yellow]Stopped.[/]")
-        raise typer.Exit(exit_code(stop)) from None
     except RuntimeError as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None
-
-
-def _deliver_a_swallowed_stop(**_: object) -> None:
-    """A SIGTERM or Ctrl-C whose interrupt was dropped before the worker took the signals over
-    reaches the worker's own handler now (a warm shutdown)."""
-    resend_if_stopped()
 
 
 def _as_of(text: str | None) -> date | None:

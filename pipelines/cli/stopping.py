@@ -10,12 +10,15 @@ same stop as Ctrl-C.  Commands that own their signals (a Celery worker, the sche
 An interrupt raised while the interpreter runs a garbage-collection callback (SQLAlchemy's
 `_collection_gced`, say) is printed as "Exception ignored" and dropped, so the audit would
 carry on to the end.  The handler therefore also remembers the signal, and the loops a command
-waits in call `raise_if_stopped()`, which raises it again; the scheduler, whose Celery worker
-takes the signals over, has it sent again once that worker is ready (`resend_if_stopped()`).
+waits in call `raise_if_stopped()`, which raises it again.
+
+The scheduler runs a Celery worker in its own process, and an interrupt raised into Celery
+while it starts can land between a lock's acquire and the `with` block that would release it,
+leaving a thread waiting for ever.  Until Celery takes the signals over, the scheduler's stop
+therefore only sets the flag Celery's own warm shutdown sets (`stop_celery_worker_on_signal()`).
 """
 from __future__ import annotations
 
-import os
 import signal
 from types import FrameType
 
@@ -32,15 +35,15 @@ def stop_on_sigterm() -> None:
     both are remembered for raise_if_stopped."""
     global _pending
     _pending = None
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        global _pending
-        _pending = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
-        raise _pending
-
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, _stop_handler)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGINT, _stop_handler)
+
+
+def _stop_handler(signum: int, _frame: FrameType | None) -> None:
+    global _pending
+    _pending = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    raise _pending
 
 
 def raise_if_stopped() -> None:
@@ -51,15 +54,23 @@ def raise_if_stopped() -> None:
         raise stop
 
 
-def resend_if_stopped() -> None:
-    """Send a remembered stop again, to whichever handler owns the signal by now: the scheduler's
-    Celery worker installs its own once started, and a SIGTERM swallowed before that would
-    otherwise leave it running."""
-    global _pending
-    if _pending is not None:
-        sig = signal.SIGTERM if isinstance(_pending, Terminated) else signal.SIGINT
-        _pending = None
-        os.kill(os.getpid(), sig)
+def stop_celery_worker_on_signal() -> None:
+    """SIGTERM or Ctrl-C asks this process's Celery worker for a warm shutdown, whether it has
+    started yet or not: Celery's consumer checks the flag between connection attempts and
+    before each message, and replaces this handler with its own once it starts."""
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        from celery.worker import state
+
+        state.should_stop = WARM_SHUTDOWN_EXIT_CODE
+
+    signal.signal(signal.SIGTERM, stop)
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _stop_handler):
+        signal.signal(signal.SIGINT, stop)
+
+
+WARM_SHUTDOWN_EXIT_CODE = 0
+"""What Celery's own warm shutdown sets (celery.platforms.EX_OK)."""
 
 
 def exit_code(stop: KeyboardInterrupt) -> int:
