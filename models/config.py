@@ -32,6 +32,7 @@ class ModelConfig:
     router_hidden: int = 512
     floor: float = 0.02  # lowest calibrated probability emitted as a candidate
     headings: bool = True  # the lexical term reads each segment's section heading (models/headings.py)
+    layers: int = 3  # the backbone's first N transformer layers (MiniLM has 6): MODEL_CARD.md, "Layers"
     training: dict[str, str] = field(default_factory=dict, compare=False)  # provenance, for the model card
 
     def to_metadata(self) -> dict[str, str]:
@@ -40,7 +41,8 @@ class ModelConfig:
 
     @classmethod
     def from_metadata(cls, metadata: dict[str, str]) -> ModelConfig:
-        values: dict[str, object] = {"headings": False}  # a checkpoint from before headings were read
+        # What a checkpoint from before a field existed was trained with: no headings, all six layers.
+        values: dict[str, object] = {"headings": False, "layers": 6}
         for f in fields(cls):
             raw = metadata.get(f"config.{f.name}")
             if raw is not None:

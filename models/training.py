@@ -130,7 +130,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
 
     rows = _sample_rows(documents, config.categories, settings, np.random.default_rng(seed))
     clock.lap("segment+label")
-    backbone = Backbone(chosen, compute_dtype(chosen), config.max_length)
+    backbone = Backbone(chosen, compute_dtype(chosen), config.max_length, layers=config.layers)
     encoded = cached_encode(cache, backbone, rows.texts, BatchLimits.for_device(chosen), log)
     bag = padded_lexical_bag(backbone.token_ids(rows.texts), backbone.vocab_size, backbone.special_ids,
                              backbone.token_ids(rows.headings) if config.headings else None)

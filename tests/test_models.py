@@ -148,6 +148,26 @@ def test_predict_many_equals_predict_per_document(model: ClauseModel) -> None:
         assert all(abs(a.confidence - b.confidence) < 1e-4 for a, b in zip(batched, alone))
 
 
+def test_the_first_layers_give_the_states_the_whole_backbone_has_there() -> None:
+    """The experts of a `layers=N` checkpoint read what the full encoder computes after its
+    N-th layer, and the layers after it are not run at all."""
+    from models.backbone import Backbone
+
+    full = Backbone(torch.device("cpu"), torch.float32, 64)
+    first_two = Backbone(torch.device("cpu"), torch.float32, 64, layers=2)
+    assert (full.layers, first_two.layers, len(first_two.encoder.encoder.layer)) == (6, 2, 2)
+    input_ids, mask = pad_ids(first_two.token_ids(["The Licensee shall not assign this Agreement.", "Term."]),
+                              first_two.pad_id)
+    everything = full.encoder(input_ids=input_ids, attention_mask=mask, output_hidden_states=True)
+    assert torch.allclose(first_two.states(input_ids, mask), everything.hidden_states[2], atol=1e-5)
+
+
+def test_a_checkpoint_from_before_the_layers_setting_runs_all_six() -> None:
+    metadata = {k: v for k, v in ModelConfig().to_metadata().items() if k != "config.layers"}
+    assert ModelConfig.from_metadata(metadata).layers == 6
+    assert ModelConfig.from_metadata(ModelConfig(layers=3).to_metadata()).layers == 3
+
+
 def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     documents = []
     for seed in range(4):
@@ -161,6 +181,7 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     report = train_on_documents(documents, out, config=config, settings=settings, device="cpu", log=lambda _: None)
     loaded = load_checkpoint(out)
     assert loaded.version == report.version and loaded.config.rank == 8
+    assert loaded.config.layers == config.layers == 3
     assert loaded.network.tail_size.shape == (len(config.categories),)  # fitted beside the calibration
     assert float(loaded.network.cascade_cutoff) > float("-inf")  # and so is the cascade
     assert out.stat().st_size < 20_000_000  # the issue caps a checkpoint at 20 MB
