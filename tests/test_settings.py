@@ -65,11 +65,11 @@ def test_a_worker_killed_while_restoring_blocks_redelivery_for_a_minute_at_most(
     if (why := _services_up()) is not None:
         pytest.skip(why)
     broker = f"{REDIS_URL}/12"
-    redis.Redis.from_url(broker).flushdb()
+    client = redis.Redis.from_url(broker)
+    client.flushdb()
     app = create_app(Settings(data_dir=tmp_path, broker_url=broker, visibility_timeout_s=3600))
     with app.connection_for_write() as connection:
         channel = connection.default_channel
-        client = redis.Redis.from_url(broker)
         held = Mutex(client, channel.unacked_mutex_key, channel.unacked_mutex_expire)
         held.__enter__()  # were the worker killed here, nothing would release it
         ttl = client.ttl(channel.unacked_mutex_key)

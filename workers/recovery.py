@@ -134,10 +134,7 @@ def sweeping_step(settings: Settings) -> type[bootsteps.StartStopStep]:
 
     class RecoverySweep(bootsteps.StartStopStep):
         label = "recovery sweep"
-
-        def __init__(self, consumer: Any, **kwargs: Any) -> None:
-            super().__init__(consumer, **kwargs)
-            self.timer_entry: Any = None
+        timer_entry: Any = None
 
         def start(self, consumer: Any) -> None:
             self.timer_entry = consumer.timer.call_repeatedly(settings.recovery_interval_s, sweep_until_next_time,

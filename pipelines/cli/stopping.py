@@ -60,17 +60,14 @@ def stop_celery_worker_on_signal() -> None:
     before each message, and replaces this handler with its own once it starts."""
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
+        from celery.platforms import EX_OK
         from celery.worker import state
 
-        state.should_stop = WARM_SHUTDOWN_EXIT_CODE
+        state.should_stop = EX_OK  # what Celery's own warm-shutdown handler sets
 
     signal.signal(signal.SIGTERM, stop)
     if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _stop_handler):
         signal.signal(signal.SIGINT, stop)
-
-
-WARM_SHUTDOWN_EXIT_CODE = 0
-"""What Celery's own warm shutdown sets (celery.platforms.EX_OK)."""
 
 
 def exit_code(stop: KeyboardInterrupt) -> int:
