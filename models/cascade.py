@@ -7,9 +7,8 @@ backbone when, for some emitted category, its lexical logit is not far below wha
 category's clauses score: its cascade score is the largest `lexical[c] - offset[c]` over the
 emitted categories, with `offset[c]` the median lexical logit of category c's positive
 segments, and it is encoded when that score reaches `cutoff`.  The cut-off is set on the
-training contracts' out-of-fold lexical logits (every segment, each scored by a regression
-that never saw its contract; models/training.py) so that `PASS_SHARE` of their positive
-segments go through.
+calibration contracts (training split, every segment of them, held out of the lexical fit) so
+that `PASS_SHARE` of their positive segments go through.
 
 A segment left out keeps a probability for every category: the router's calibration applied to
 its lexical logit alone (the MLP's correction needs the pooled state it did not get).  Such

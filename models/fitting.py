@@ -97,17 +97,16 @@ def lexical_logits(layer: LexicalLayer, bag: LexicalBag, device: torch.device) -
 
 def fit_router_mlp(router: Router, pooled: torch.Tensor, features: torch.Tensor, offset: torch.Tensor,
                    labels: torch.Tensor, settings: FitSettings, device: torch.device,
-                   evaluate: Callable[[], float] | None, keep: int | None = None) -> int:
+                   evaluate: Callable[[], float]) -> int:
     """The router's MLP, as a correction to fixed (out-of-fold) lexical logits `offset`; returns
-    the epoch kept (best `evaluate()`, higher is better; 0 = zero correction), or epoch `keep`
-    when there are no held-out contracts to choose by."""
+    the epoch kept (best `evaluate()`, higher is better; 0 = zero correction)."""
     router.to(device)
     with torch.no_grad():
         router.mlp[-1].weight.zero_()
         router.mlp[-1].bias.zero_()
     params = list(router.norm.parameters()) + list(router.mlp.parameters())
     return _fit_rows(router, lambda x: router.embedding_logits(x[0], x[1]) + x[2], [pooled, features, offset], labels,
-                     settings.router_epochs, [{"params": params, "lr": settings.lr}], settings, device, evaluate, keep)
+                     settings.router_epochs, [{"params": params, "lr": settings.lr}], settings, device, evaluate)
 
 
 def fit_linear(layer: nn.Linear, pooled: torch.Tensor, labels: torch.Tensor, settings: FitSettings,
@@ -127,18 +126,17 @@ def embedding_logits(router: Router, pooled: torch.Tensor, features: torch.Tenso
 
 def _fit_rows(module: nn.Module, forward: Callable[[list[torch.Tensor]], torch.Tensor], inputs: list[torch.Tensor],
               labels: torch.Tensor, epochs: int, groups: list[dict], settings: FitSettings,
-              device: torch.device, evaluate: Callable[[], float] | None = None, keep: int | None = None) -> int:
+              device: torch.device, evaluate: Callable[[], float] | None = None) -> int:
     """Minibatch AdamW with linearly decaying learning rate on row-wise inputs.  With
-    `evaluate`, keeps the best epoch (0 = as it started) and returns its number; with `keep`,
-    that epoch; with neither, the last."""
-    best = _Best(module, evaluate, keep)
+    `evaluate`, keeps the best epoch (0 = as it started) and returns its number."""
+    best = _Best(module, evaluate)
     module.train()
     generator = torch.Generator().manual_seed(settings.seed)
     n = len(labels)
     steps_per_epoch = math.ceil(n / settings.batch)
     optimiser = torch.optim.AdamW(groups, weight_decay=settings.weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, _linear_decay(epochs * steps_per_epoch))
-    for epoch in range(1, epochs + 1 if keep is None else min(epochs, keep) + 1):
+    for epoch in range(1, epochs + 1):
         module.train()
         order = torch.randperm(n, generator=generator)
         for step in range(steps_per_epoch):
@@ -154,26 +152,20 @@ def _fit_rows(module: nn.Module, forward: Callable[[list[torch.Tensor]], torch.T
 
 
 class _Best:
-    """The state of `module` at its best evaluated epoch (higher `evaluate()` is better), at
-    epoch `keep` when that is given instead (the model trained on every contract keeps the
-    epoch the cross-fitted ones chose), else at the last."""
+    """The state of `module` at its best evaluated epoch (higher `evaluate()` is better)."""
 
-    def __init__(self, module: nn.Module, evaluate: Callable[[], float] | None, keep: int | None = None) -> None:
-        self.module, self.evaluate, self.keep = module, evaluate, keep
+    def __init__(self, module: nn.Module, evaluate: Callable[[], float] | None) -> None:
+        self.module, self.evaluate = module, evaluate
         self.epoch, self.state = 0, copy.deepcopy(module.state_dict())
         self.score = self._score()
 
     def _score(self) -> float:
         self.module.eval()
-        return self.evaluate() if self.evaluate and self.keep is None else math.nan
+        return self.evaluate() if self.evaluate else 0.0
 
     def update(self, epoch: int) -> float:
         score = self._score()
-        if self.keep is not None:
-            better = epoch == self.keep
-        else:
-            better = self.evaluate is None or score > self.score
-        if better:
+        if self.evaluate is None or score > self.score:
             self.epoch, self.state, self.score = epoch, copy.deepcopy(self.module.state_dict()), score
         return score
 
@@ -184,10 +176,9 @@ class _Best:
 
 
 def fit_experts(experts: ExpertBank, encoded: EncodedSegments, pairs: ExpertPairs, settings: FitSettings,
-                device: torch.device, evaluate: Callable[[], float] | None, log: Callable[[str], None],
-                keep: int | None = None) -> int:
+                device: torch.device, evaluate: Callable[[], float], log: Callable[[str], None]) -> int:
     """Train every expert's correction to the lexical logit on its pairs; returns the epoch kept
-    (best `evaluate()`; epoch 0 = every correction zero, as the zero heads start), or `keep`."""
+    (best `evaluate()`; epoch 0 = every correction zero, as the zero heads start)."""
     experts.to(device)
     rng = np.random.default_rng(settings.seed)
     lengths = encoded.lengths.numpy()
@@ -201,10 +192,9 @@ def fit_experts(experts: ExpertBank, encoded: EncodedSegments, pairs: ExpertPair
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, _linear_decay(settings.expert_epochs * steps))
     base = torch.from_numpy(pairs.base).float()
     target = torch.from_numpy(pairs.target).float()
-    best = _Best(experts, evaluate, keep)
-    if keep is None:
-        log(f"experts: held-out macro AP {best.score:.4f} without corrections")
-    for epoch in range(1, settings.expert_epochs + 1 if keep is None else min(settings.expert_epochs, keep) + 1):
+    best = _Best(experts, evaluate)
+    log(f"experts: held-out macro AP {best.score:.4f} without corrections")
+    for epoch in range(1, settings.expert_epochs + 1):
         experts.train()
         # length-sorted slices (little padding), visited in a fresh random order per expert
         slices = [list(np.array_split(mine, steps)) for mine in by_expert]
@@ -225,8 +215,7 @@ def fit_experts(experts: ExpertBank, encoded: EncodedSegments, pairs: ExpertPair
             (loss / max(count, 1)).backward()
             optimiser.step()
             schedule.step()
-        score = best.update(epoch)
-        log(f"experts: epoch {epoch}/{settings.expert_epochs}" + ("" if keep is not None else f", held-out macro AP {score:.4f}"))
+        log(f"experts: epoch {epoch}/{settings.expert_epochs}, held-out macro AP {best.update(epoch):.4f}")
     return best.restore()
 
 

@@ -5,14 +5,13 @@ reaches a threshold (cuad_score.py --presence-threshold, 0.5 by default).  Segme
 probabilities answer a narrower question (is *this* segment the clause): a contract whose best
 segments sit at 0.3 each often does contain the clause, so max segment probability >= 0.5
 misses present clauses.  Per category, presence = sigmoid(a * logit(max segment probability)
-+ b), fitted on the training contracts' out-of-fold scores (every segment of them encoded, so
-the maximum is exact); the document's best candidate carries this probability, the others
-their own.
++ b), fitted on the calibration contracts (every segment of them encoded, so the maximum is
+exact); the document's best candidate carries this probability, the others their own.
 
 Then the decision.  A calibrated probability is not where F1 peaks: with calibrated scores the
 F1-optimal threshold is about half the attainable F1, so a category is best called present well
 below 0.5, while CUAD's presence score, like a reviewer, reads 0.5 as the line.  One threshold t
-for all categories is chosen on the same out-of-fold scores, where their macro-F1 peaks,
+for all categories is chosen on the calibration contracts, where their macro-F1 peaks (0.25),
 and the best candidate carries a presence *score*: its calibrated presence probability p while
 p < t, and 0.5 + (p - t) / (2 (1 - t)) from t on, so that >= 0.5 means "present".  Below t the
 score stays the honest probability: lifting every best candidate (a plain logit shift) also

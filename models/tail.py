@@ -9,15 +9,14 @@ candidates.  So per category the document's top K segments are kept at their own
 probabilities (low ones: they never reach the report or the review queue, which read the
 playbook's floor and the presence decision), besides every segment over the floor.
 
-K is chosen on the training contracts' out-of-fold scores (models/training.py), where lines
+K is chosen on the calibration contracts (training split, held out of fitting), where lines
 are spent best: a positive segment below the floor is found by a tail K when it is within its
 document's top K, and each step of a category's K costs a line per contract.  Greedily, the
 category whose next steps find the most positives per line gets them, until `TAIL_TARGET` of
 all positive segments are over the floor or in the tail, each K at most `MAX_TAIL`.  Clauses
-the ranking puts deep are dear: on the 50 contracts calibration read until 2026-12-05, 80.5%
-of positive segments cleared the floor, 85% cost 184 tail lines per contract, 88% 427 and a
-uniform K of 20 760 lines for 86.7% (segments are harder than CUAD's snippets: a long clause
-labels each of its segments).
+the ranking puts deep are dear: on the calibration contracts 80.5% of positive segments clear
+the floor, 85% cost 184 tail lines per contract, 88% 427 and a uniform K of 20 760 lines for
+86.7% (segments are harder than CUAD's snippets: a long clause labels each of its segments).
 ops/benchmarks/recall_ceiling.py measures what the tail buys on validation.
 """
 from __future__ import annotations

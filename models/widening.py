@@ -8,7 +8,7 @@ also offered joined with one or two neighbours on either side (`VARIANTS`).
 
 A wider span is the same evidence as its segment again, so it ranks below it: its probability
 is the chance that it finds a clause its segment does not (fitted per category on the
-training contracts' out-of-fold scores, `fit_weights`), proportional to the segment's score, and never above the
+calibration contracts, `fit_weights`), proportional to the segment's score, and never above the
 floor, so that every wider span ranks below every segment over the floor and none reaches the
 report or the review queue.  Categories whose wider spans rarely find anything new
 (`MIN_NEW_RATE`) emit none.  In aggregation a wider span stays its own candidate

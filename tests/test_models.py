@@ -177,7 +177,7 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     out = tmp_path / "tiny.safetensors"
     config = ModelConfig(rank=8, router_hidden=32, max_length=64)
     settings = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
-                             negative_rate=0.3, folds=2)
+                             negative_rate=0.3, router_folds=2)
     report = train_on_documents(documents, out, config=config, settings=settings, device="cpu", log=lambda _: None)
     loaded = load_checkpoint(out)
     assert loaded.version == report.version and loaded.config.rank == 8

@@ -19,7 +19,7 @@ from storage.database import session_scope
 pytest.importorskip("torch", reason="the model extra (torch, transformers) is not installed")
 
 from models.corpus import LabelledDocument, load_reviewed  # noqa: E402
-from models.training import TrainSettings, _table  # noqa: E402
+from models.training import TrainSettings, _sample_rows  # noqa: E402
 
 
 def test_what_each_decision_teaches() -> None:
@@ -46,16 +46,14 @@ def test_training_labels_a_reviewed_document_only_where_someone_decided() -> Non
     first = full[0].spans[0]
     partial = synthetic(0, reviewed=((first[1], first[2]),))
     settings, categories = TrainSettings(), tuple(sorted({c for d in full for c, _, _ in d.spans}))
-    alone = _table(full, categories, settings, np.random.default_rng(0))
-    both = _table([*full, partial], categories, settings, np.random.default_rng(0))
-    # the fully annotated documents are folded and sampled exactly as without the reviewed one
-    n = len(alone.texts)
-    assert both.texts[:n] == alone.texts and both.fold[:n].tolist() == alone.fold.tolist()
-    assert both.fitting[:n].tolist() == alone.fitting[:n].tolist() and alone.scored.all()
+    alone = _sample_rows(full, categories, settings, np.random.default_rng(0))
+    both = _sample_rows([*full, partial], categories, settings, np.random.default_rng(0))
+    # the fully annotated documents are drawn and sampled exactly as without the reviewed one
+    assert both.calibration[: len(alone.calibration)].tolist() == alone.calibration.tolist()
+    assert both.texts[: len(alone.texts)] == alone.texts
     extra = np.flatnonzero(both.document == len(full))
     kept = partial.reviewed_segments(partial.segments())
-    # only the decided segments, all fitted on, none scored for calibration
-    assert len(extra) == len(kept) > 0 and both.fitting[extra].all() and not both.scored[extra].any()
+    assert len(extra) == len(kept) > 0 and not both.calibration[extra].any()
     assert bool(both.labels[extra][:, categories.index(first[0])].any())
 
 
@@ -98,7 +96,7 @@ def test_a_model_trains_with_reviewed_documents_beside_annotated_ones(tmp_path: 
     first = synthetic(5).spans[0]
     documents = [synthetic(seed) for seed in range(4)] + [synthetic(5, reviewed=((first[1], first[2]),))]
     settings = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
-                             negative_rate=0.3, folds=2)
+                             negative_rate=0.3, router_folds=2)
     out = tmp_path / "tiny.safetensors"
     report = train_on_documents(documents, out, config=ModelConfig(rank=8, router_hidden=32, max_length=64),
                                 settings=settings, device="cpu", log=lambda _: None)

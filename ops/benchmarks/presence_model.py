@@ -13,9 +13,8 @@ keeps them), and per (contract, category) takes
 
 It fits an L2-regularised logistic regression on those features in 10 folds grouped by
 contract and prints CUAD's presence macro-F1 of the out-of-fold probabilities at three
-thresholds, beside the product's own call.  Run it on contracts held out of the model's
-fitting, so that their scores are like a new contract's (review_feedback.calibration_contracts
-says how, now that the shipped heads see every training contract):
+thresholds, beside the product's own call.  Run it on the calibration contracts (held out of
+the model's fitting, so their scores are like a new contract's):
 
     python ops/benchmarks/presence_model.py --report /tmp/w/calib/out/report.json
 

@@ -8,7 +8,12 @@ model_accuracy.py does): AUPR, P@80R, P@90R, recall at threshold 0, and predicti
 contract (predictions.jsonl must stay usable); then, per category, the snippets no candidate
 reaches.
 
-    python ops/benchmarks/recall_ceiling.py [--checkpoint PATH]
+`--fit` first chooses the tail's size per category on the calibration contracts (training
+split, held out of fitting; the same draw and function as `clausemill train`) and writes it
+into the checkpoint, for a checkpoint trained before the tail existed; `--fit-widening` does
+the same for the wider spans' weights (models/widening.py).
+
+    python ops/benchmarks/recall_ceiling.py [--fit] [--fit-widening] [--checkpoint PATH]
 
 CUAD: CC BY 4.0, The Atticus Project.
 """
@@ -21,18 +26,21 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from models.candidates import document_findings  # noqa: E402
-from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
-from models.corpus import LabelledDocument, load_cuad, read_split  # noqa: E402
+from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint, save_checkpoint  # noqa: E402
+from models.corpus import LabelledDocument, load_cuad, read_split, segment_labels  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
 from models.runtime import pick_device  # noqa: E402
-from models.tail import as_sizes  # noqa: E402
-from models.training import SPLIT_FILE  # noqa: E402
+from models.candidates import candidate_scores  # noqa: E402
+from models.tail import as_sizes, choose_tail_sizes  # noqa: E402
+from models.widening import clause_texts, fit_weights  # noqa: E402
+from models.training import SPLIT_FILE, TrainSettings, pick_calibration  # noqa: E402
 from pipelines.datamodel import Segment  # noqa: E402
 from pipelines.rules import analyse_segments  # noqa: E402
 
@@ -45,6 +53,48 @@ def scorer_module() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def calibration_documents(documents: list[LabelledDocument], validation: set[str]) -> list[LabelledDocument]:
+    training = [d for d in documents if d.name not in validation]
+    settings = TrainSettings()
+    chosen = pick_calibration(training, settings, np.random.default_rng(settings.fit.seed))
+    return [training[i] for i in sorted(chosen)]
+
+
+def fit_tail(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument]) -> None:
+    """Choose the tail on the calibration contracts and write it into the checkpoint."""
+    c = model.config
+    probability, labels, numbers = [], [], []
+    emitted = torch.tensor([category in c.emitted for category in c.categories])  # as training masks them
+    for number, doc in enumerate(documents):
+        segments = doc.segments()
+        probability.append(model.probabilities([segments])[0])
+        labels.append(torch.from_numpy(segment_labels(segments, doc.spans, c.categories)) & emitted)
+        numbers += [number] * len(segments)
+    sizes = choose_tail_sizes(torch.cat(probability), torch.cat(labels), np.array(numbers), c.floor)
+    model.network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
+    model.tail = sizes
+    version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size)
+    model.version = version
+    print(f"tail fitted on {len(documents)} calibration contracts: {sum(sizes)} segments per contract at most "
+          f"below the floor; checkpoint {checkpoint} is now version {version}")
+    print("  " + ", ".join(f"{category} {k}" for category, k in zip(c.categories, sizes) if k))
+
+
+def fit_widening(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument]) -> None:
+    """Fit the wider spans' weights on the calibration contracts and write them into the checkpoint."""
+    held = []
+    for doc in documents:
+        segments = doc.segments()
+        p = model.probabilities([segments])[0]
+        held.append(([s.text for s in segments], candidate_scores(p, model.presence(p)), clause_texts(doc.text, doc.spans)))
+    c = model.config
+    model.network.widen_weight[:] = fit_weights(held, c.categories, c.emitted)
+    model.widen = tuple(model.network.widen_weight.tolist())
+    model.version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size)
+    print(f"wider spans fitted on {len(documents)} calibration contracts for "
+          f"{int((model.network.widen_weight > 0).sum())} categories; checkpoint {checkpoint} is now version {model.version}")
 
 
 def prediction_lines(model: ClauseModel, documents: list[LabelledDocument], segments_of: list[list[Segment]],
@@ -84,11 +134,16 @@ def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict
     return summary, missed
 
 
-def model_and_contracts(description: str) -> tuple[argparse.Namespace, ClauseModel, list[LabelledDocument], set[str]]:
-    """The command line the model benchmarks share (--checkpoint, --device), then the
+def model_and_contracts(description: str, fit_help: str, widening: bool = False) -> tuple[argparse.Namespace, ClauseModel,
+                                                                   list[LabelledDocument], set[str]]:
+    """The command line the model benchmarks share (--checkpoint, --fit, --device), then the
     model (int8 on a CPU, as the gpu worker runs it), every CUAD contract and the validation names."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--fit", action="store_true", help=fit_help)
+    if widening:
+        parser.add_argument("--fit-widening", action="store_true",
+                            help="fit the wider spans' weights on the calibration contracts first")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     if not CUAD.is_dir():
@@ -98,8 +153,13 @@ def model_and_contracts(description: str) -> tuple[argparse.Namespace, ClauseMod
 
 
 def main() -> None:
-    _, model, documents, validation = model_and_contracts(__doc__)
+    args, model, documents, validation = model_and_contracts(
+        __doc__, "choose the tail on the calibration contracts first", widening=True)
     started = time.perf_counter()
+    if args.fit:
+        fit_tail(model, args.checkpoint, calibration_documents(documents, validation))
+    if args.fit_widening:
+        fit_widening(model, args.checkpoint, calibration_documents(documents, validation))
     chosen = [d for d in documents if d.name in validation]
     segments_of = [d.segments() for d in chosen]
     probabilities = [model.probabilities([segments])[0] for segments in segments_of]

@@ -8,9 +8,8 @@ otherwise; the label recalibration takes is presence (pipelines.review.recalibra
 It works every
 presence item of the budgeted queue (5 per contract, plus the 2% audit sample) of N
 contracts.  Those contracts are training-split contracts the model was *not* fitted on: the
-15% that training held out to calibrate it until the heads were cross-fitted (2026-12-05; see
-calibration_contracts for a checkpoint that leaves them out now), so their confidences are as
-honest as on new contracts.  On the model's own fitting contracts a
+15% that training held out to calibrate it (models/training.py draws them with its seed), so
+their confidences are as honest as on new contracts.  On the model's own fitting contracts a
 reviewer would mostly confirm what it memorised, and recalibrating on that would teach it to
 trust itself more than it should.
 
@@ -60,19 +59,13 @@ CUAD = REPO.parent / "shared" / "data" / "cuad"
 SIZES = (10, 25, 50)
 
 
-HELD_SHARE = 0.15
-
-
 def calibration_contracts() -> list[str]:
-    """15% of the training contracts, drawn with the training seed: the ones models/training.py
-    held out of fitting until 2026-12-05.  Since then the shipped heads are cross-fitted and see
-    every training contract, so for honest confidences audit these with a checkpoint trained
-    without them (`train(..., split_file=F)`, F naming the validation contracts and these,
-    then CLAUSEMILL_MODEL_CHECKPOINT)."""
+    """The training contracts models/training.py held out of fitting, in its draw order."""
     validation = read_split(SPLIT_FILE)
     names = [d.name for d in load_cuad(CUAD) if d.name not in validation]
-    order = np.random.default_rng(TrainSettings().fit.seed).permutation(len(names))
-    return [names[i] for i in order[:max(1, round(len(names) * HELD_SHARE))]]
+    settings = TrainSettings()
+    order = np.random.default_rng(settings.fit.seed).permutation(len(names))
+    return [names[i] for i in order[:max(1, round(len(names) * settings.calibration_share))]]
 
 
 def audited(work: Path, name: str, contracts: list[str]) -> Path:
