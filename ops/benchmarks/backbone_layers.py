@@ -27,14 +27,13 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_ceiling import CUAD, prediction_lines, score, scorer_module  # noqa: E402
+from recall_ceiling import CUAD, prediction_lines, rule_lines, score, scorer_module  # noqa: E402
 
 from models.checkpoint import load_checkpoint  # noqa: E402
 from models.corpus import load_cuad, read_split  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
 from models.runtime import pick_device  # noqa: E402
 from models.training import SPLIT_FILE  # noqa: E402
-from pipelines.rules import analyse_segments  # noqa: E402
 
 
 def main() -> None:
@@ -50,8 +49,7 @@ def main() -> None:
     segments_of = [d.segments() for d in chosen]
     n = sum(len(s) for s in segments_of)
     names = [d.name for d in chosen]
-    rule_lines = [{"document": d.name, "category": f.category, "text": f.text, "probability": f.confidence}
-                  for d, segments in zip(chosen, segments_of) for f in analyse_segments(d.text, segments)]
+    rules = rule_lines(chosen, segments_of)
     for model in models:
         model.probabilities([segments_of[0]])  # warm-up
     rates: list[list[float]] = [[] for _ in models]
@@ -68,7 +66,7 @@ def main() -> None:
           "recall at 0 | presence macro-F1 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for i, model in enumerate(models):
-        lines = prediction_lines(model, chosen, segments_of, probabilities[i], rule_lines, tail=True)["union"]
+        lines = prediction_lines(model, chosen, segments_of, probabilities[i], rules, tail=True)["union"]
         summary, _ = score(scorer, names, lines)
         ratios = " / ".join(f"{r / first:.2f}×" for r, first in zip(rates[i], rates[0]))
         print(f"| `{model.version}` | {model.config.layers} | {' / '.join(f'{r:.0f}' for r in rates[i])} | {ratios} | "

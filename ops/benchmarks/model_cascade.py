@@ -29,14 +29,13 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_ceiling import (  # noqa: E402
-    calibration_documents, model_and_contracts, prediction_lines, score, scorer_module,
+    calibration_documents, model_and_contracts, prediction_lines, rule_lines, score, scorer_module,
 )
 
 from models.cascade import PASS_SHARE, cascade_scores, fit_cascade  # noqa: E402
 from models.checkpoint import save_checkpoint  # noqa: E402
 from models.corpus import LabelledDocument, segment_labels  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
-from pipelines.rules import analyse_segments  # noqa: E402
 
 
 def fit(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument]) -> None:
@@ -70,8 +69,7 @@ def main() -> None:
     chosen = [d for d in documents if d.name in validation]
     segments_of = [d.segments() for d in chosen]
     n = sum(len(s) for s in segments_of)
-    rule_lines = [{"document": d.name, "category": f.category, "text": f.text, "probability": f.confidence}
-                  for d, segments in zip(chosen, segments_of) for f in analyse_segments(d.text, segments)]
+    rules = rule_lines(chosen, segments_of)
     scorer = scorer_module()
     names = [d.name for d in chosen]
     model.probabilities([segments_of[0]])  # warm-up
@@ -86,7 +84,7 @@ def main() -> None:
         started = time.perf_counter()
         probabilities = [model.probabilities([segments])[0] for segments in segments_of]
         seconds = time.perf_counter() - started
-        lines = prediction_lines(model, chosen, segments_of, probabilities, rule_lines, tail=True)["union"]
+        lines = prediction_lines(model, chosen, segments_of, probabilities, rules, tail=True)["union"]
         summary, _ = score(scorer, names, lines)
         counts = model.counts
         print(f"| {'with' if cascade else 'without'} the cascade | {counts['skipped'] / n:.1%} | "

@@ -97,8 +97,14 @@ def fit_widening(model: ClauseModel, checkpoint: Path, documents: list[LabelledD
           f"{int((model.network.widen_weight > 0).sum())} categories; checkpoint {checkpoint} is now version {model.version}")
 
 
+def rule_lines(documents: list[LabelledDocument], segments_of: list[list[Segment]]) -> list[dict]:
+    """The rules' and key terms' prediction lines, which the model's are scored beside."""
+    return [{"document": doc.name, "category": f.category, "text": f.text, "probability": f.confidence}
+            for doc, segments in zip(documents, segments_of) for f in analyse_segments(doc.text, segments)]
+
+
 def prediction_lines(model: ClauseModel, documents: list[LabelledDocument], segments_of: list[list[Segment]],
-                     probabilities: list[torch.Tensor], rule_lines: list[dict], tail: bool,
+                     probabilities: list[torch.Tensor], rules: list[dict], tail: bool,
                      widen: bool = False) -> dict[str, list[dict]]:
     """{source: lines} from one pass of the model's probabilities, with or without the tail
     (and the wider spans)."""
@@ -109,7 +115,7 @@ def prediction_lines(model: ClauseModel, documents: list[LabelledDocument], segm
                                   model.tail if tail else (), model.widen if widen else ())
         model_lines += [{"document": doc.name, "category": f.category, "text": f.text, "probability": f.confidence}
                         for f in found]
-    return {"model": model_lines, "union": model_lines + rule_lines}
+    return {"model": model_lines, "union": model_lines + rules}
 
 
 def score(scorer: ModuleType, names: list[str], lines: list[dict]) -> tuple[dict, dict[str, tuple[int, int]]]:
@@ -163,8 +169,7 @@ def main() -> None:
     chosen = [d for d in documents if d.name in validation]
     segments_of = [d.segments() for d in chosen]
     probabilities = [model.probabilities([segments])[0] for segments in segments_of]
-    rule_lines = [{"document": d.name, "category": f.category, "text": f.text, "probability": f.confidence}
-                  for d, segments in zip(chosen, segments_of) for f in analyse_segments(d.text, segments)]
+    rules = rule_lines(chosen, segments_of)
     print(f"{len(chosen)} validation contracts; model {model.version} ({model.precision}); "
           f"{time.perf_counter() - started:.0f} s of model and rules")
 
@@ -174,7 +179,7 @@ def main() -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     missed_by: dict[str, dict[str, tuple[int, int]]] = {}
     for tail, widen in ((False, False), (True, False), (True, True)):
-        for source, lines in prediction_lines(model, chosen, segments_of, probabilities, rule_lines, tail, widen).items():
+        for source, lines in prediction_lines(model, chosen, segments_of, probabilities, rules, tail, widen).items():
             label = f"{source}, {'with' if tail else 'without'} the tail" + (" and wider spans" if widen else "")
             summary, missed_by[label] = score(scorer, names, lines)
             print(f"| {label} | {summary['aupr']:.3f} | {summary['prec_at_80_recall']:.3f} | "
