@@ -53,7 +53,7 @@ def weights_version(tensors: dict[str, torch.Tensor]) -> str:
 def save_checkpoint(path: Path, network: ClauseNetwork, config: ModelConfig, hidden: int, vocab_size: int) -> str:
     """Write the checkpoint; returns its version."""
     weights = {name for name, _ in network.named_parameters()}
-    tensors = {name: t.detach().to("cpu", _stored_dtype(t, name in weights)).contiguous()
+    tensors = {name: t.detach().to("cpu", torch.float16 if name in weights else torch.float32).contiguous()
                for name, t in network.state_dict().items()}
     version = weights_version(tensors)
     metadata = {"format": FORMAT, "version": version, "backbone": BACKBONE_NAME, "hidden": str(hidden),
@@ -61,13 +61,6 @@ def save_checkpoint(path: Path, network: ClauseNetwork, config: ModelConfig, hid
     path.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(path), metadata=metadata)
     return version
-
-
-def _stored_dtype(tensor: torch.Tensor, weight: bool) -> torch.dtype:
-    """fp16 for weights, fp32 for calibration; the lookup's int8 keys and uint8 labels as they are."""
-    if not tensor.is_floating_point():
-        return tensor.dtype
-    return torch.float16 if weight else torch.float32
 
 
 def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
@@ -80,14 +73,8 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     config = ModelConfig.from_metadata(metadata)
     hidden, vocab_size = int(metadata["hidden"]), int(metadata["vocab_size"])
     network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size,
-                            config.headings, config.neighbours, config.neighbour_temperature)
-    if "neighbours.keys" in tensors:
-        network.neighbours.allocate(*tensors["neighbours.keys"].shape, hidden, len(config.categories))
-    state = {name: t.float() if t.is_floating_point() else t for name, t in tensors.items()}
-    # written before the nearest-neighbour lookup (models/neighbours.py): no index, probabilities unchanged
-    for name, default in network.state_dict().items():
-        if name.startswith("neighbours."):
-            state.setdefault(name, default)
+                            config.headings)
+    state = {name: t.float() for name, t in tensors.items()}
     # written before the ranked tail (models/tail.py): candidates stop at the floor, as they did then
     state.setdefault("tail_size", torch.zeros(len(config.categories)))
     # written before the wider spans (models/widening.py): none

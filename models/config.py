@@ -33,9 +33,6 @@ class ModelConfig:
     floor: float = 0.02  # lowest calibrated probability emitted as a candidate
     headings: bool = True  # the lexical term reads each segment's section heading (models/headings.py)
     layers: int = 3  # the backbone's first N transformer layers (MiniLM has 6): MODEL_CARD.md, "Layers"
-    neighbours: int = 16  # training segments a segment's vote reads (models/neighbours.py); 0: no lookup
-    neighbour_temperature: float = 0.05  # softmax temperature over their cosine similarities
-    neighbour_dims: int = 128  # principal axes of the pooled state the keys keep
     training: dict[str, str] = field(default_factory=dict, compare=False)  # provenance, for the model card
 
     def to_metadata(self) -> dict[str, str]:

@@ -27,7 +27,6 @@ from models.calibration import apply_platt
 from models.experts import ExpertBank
 from models.features import N_FEATURES
 from models.lexical import LexicalBag
-from models.neighbours import NeighbourIndex
 from models.router import Router
 
 Mode = Literal["sparse", "dense", "linear"]
@@ -44,13 +43,11 @@ class Scores:
 
 class ClauseNetwork(nn.Module):
     def __init__(self, n_categories: int, hidden: int, rank: int, router_hidden: int, vocab_size: int,
-                 headings: bool = False, neighbours: int = 16, neighbour_temperature: float = 0.05) -> None:
+                 headings: bool = False) -> None:
         super().__init__()
         self.router = Router(hidden, N_FEATURES, router_hidden, n_categories, vocab_size, headings)
         self.experts = ExpertBank(n_categories, hidden, rank)
         self.linear = nn.Linear(hidden, n_categories)
-        # the training segments most like a segment, and how their labels refine its probabilities
-        self.neighbours = NeighbourIndex(hidden, n_categories, neighbours, neighbour_temperature)
         for name in ("expert", "router", "linear", "presence"):
             self.register_buffer(f"{name}_scale", torch.ones(n_categories))
             self.register_buffer(f"{name}_bias", torch.zeros(n_categories))
@@ -84,7 +81,7 @@ class ClauseNetwork(nn.Module):
         if mode == "dense":
             lexical = self.router.lexical(bag)
             probability = apply_platt(lexical + self.experts.dense(tokens, mask), self.expert_scale, self.expert_bias)
-            return Scores(self.neighbours.refine(probability, pooled), torch.ones_like(probability, dtype=torch.bool))
+            return Scores(probability, torch.ones_like(probability, dtype=torch.bool))
         logits, lexical, (segment_idx, expert_idx) = self.route(pooled, features, bag, k)
         probability = apply_platt(logits, self.router_scale, self.router_bias)
         ran = torch.zeros_like(probability, dtype=torch.bool)
@@ -93,4 +90,4 @@ class ClauseNetwork(nn.Module):
             refined = lexical[segment_idx, expert_idx] + self.experts.sparse(tokens, mask, segment_idx, expert_idx)
             probability[segment_idx, expert_idx] = apply_platt(
                 refined, self.expert_scale[expert_idx], self.expert_bias[expert_idx])
-        return Scores(self.neighbours.refine(probability, pooled), ran)
+        return Scores(probability, ran)

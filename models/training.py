@@ -53,7 +53,6 @@ from models.fitting import (
 )
 from models.headings import section_headings
 from models.lexical import LexicalBag, LexicalLayer, padded_lexical_bag
-from models.neighbours import combined_logits, fit_combination
 from models.network import ClauseNetwork
 from models.presence import decision_threshold, document_maxima, fit_presence, presence_probability, presence_score
 from models.selection import macro_average_precision
@@ -140,7 +139,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     fit = np.flatnonzero(~rows.calibration)
     held = np.flatnonzero(rows.calibration)
     network = ClauseNetwork(len(config.categories), backbone.hidden, config.rank, config.router_hidden,
-                            backbone.vocab_size, config.headings, config.neighbours, config.neighbour_temperature)
+                            backbone.vocab_size, config.headings)
     fit_linear(network.linear, encoded.pooled[fit], rows.labels[fit], settings.fit, chosen)
     clock.lap("linear")
     router = network.router
@@ -167,8 +166,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
     log(f"experts: kept epoch {expert_epoch}")
     clock.lap("experts")
     round_to_storage(network)
-    recall, presence_threshold = _calibrate(network, encoded, rows, bag, fit, held, config.top_k, config, chosen,
-                                            documents)
+    recall, presence_threshold = _calibrate(network, encoded, rows, bag, held, config.top_k, config, chosen, documents)
     log(f"presence: calibration contracts' macro-F1 peaks at threshold {presence_threshold}")
     log(f"ranked tail: {int(network.tail_size.sum())} segments per contract below the floor at most")
     clock.lap("calibration")
@@ -262,13 +260,12 @@ def _expert_pairs(fit: np.ndarray, routing: torch.Tensor, lexical: torch.Tensor,
     )
 
 
-def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, fit: np.ndarray,
-               held: np.ndarray, k: int, config: ModelConfig, device: torch.device,
+def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, bag: LexicalBag, held: np.ndarray,
+               k: int, config: ModelConfig, device: torch.device,
                contracts: Sequence[LabelledDocument]) -> tuple[float, float]:
-    """Fit the Platt calibrations, the nearest-neighbour lookup's combination (its keys are the
-    `fit` segments), the presence decision, the ranked tail's sizes, the wider spans' weights
-    and the cascade's cut-off on the calibration segments (of `contracts`); returns routing
-    recall@k and the presence threshold moved to 0.5."""
+    """Fit the Platt calibrations, the presence decision, the ranked tail's sizes, the wider
+    spans' weights and the cascade's cut-off on the calibration segments (of `contracts`);
+    returns routing recall@k and the presence threshold moved to 0.5."""
     router, refined, linear, ran = _held_out_logits(network, encoded, rows, bag, held, k, device)
     labels, weights = rows.labels[held], rows.weights[held]
     network.expert_scale[:], network.expert_bias[:] = fit_per_category(refined, labels, weights, ran)
@@ -277,8 +274,6 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
     network.linear_scale[:], network.linear_bias[:] = fit_per_category(linear, labels, weights, everything)
     probability = torch.where(ran, apply_platt(refined, network.expert_scale, network.expert_bias),
                               apply_platt(router, network.router_scale, network.router_bias))
-    if config.neighbours:
-        probability = _fit_neighbours(network, encoded, rows, fit, held, probability, config.neighbour_dims)
     documents = rows.document[held]
     numbers = np.unique(documents)
     maxima = torch.stack([document_maxima(probability[torch.from_numpy(documents == d)]) for d in numbers])
@@ -305,18 +300,6 @@ def _calibrate(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, ba
     network.cascade_cutoff.fill_(cutoff)
     positives = labels.sum()
     return (float((labels & ran).sum() / positives) if positives else math.nan), threshold
-
-
-def _fit_neighbours(network: ClauseNetwork, encoded: EncodedSegments, rows: _Rows, fit: np.ndarray,
-                    held: np.ndarray, probability: torch.Tensor, dims: int) -> torch.Tensor:
-    """Key the lookup on the fitting segments, fit its combination on the calibration segments
-    (whose contracts it never saw); returns their refined probabilities."""
-    lookup = network.neighbours.cpu()
-    lookup.build(encoded.pooled[fit], rows.labels[fit], rows.weights[fit], dims)
-    pooled = encoded.pooled[held]
-    vote = torch.cat([lookup.votes(pooled[start:start + 1024]) for start in range(0, len(held), 1024)])
-    lookup.combination.copy_(fit_combination(probability, vote, rows.labels[held], rows.weights[held]))
-    return torch.sigmoid(combined_logits(probability, vote, lookup.combination))
 
 
 @torch.no_grad()

@@ -184,7 +184,6 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     assert loaded.config.layers == config.layers == 3
     assert loaded.network.tail_size.shape == (len(config.categories),)  # fitted beside the calibration
     assert float(loaded.network.cascade_cutoff) > float("-inf")  # and so is the cascade
-    assert loaded.network.neighbours.rows > 0 and loaded.network.neighbours.keys.dtype == torch.int8  # the lookup
     assert out.stat().st_size < 20_000_000  # the issue caps a checkpoint at 20 MB
     model = ClauseModel(loaded, torch.device("cpu"))
     _, segments = contract(9)

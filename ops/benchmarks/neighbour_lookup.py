@@ -13,8 +13,9 @@ of its K nearest index segments (softmax of similarity / temperature) and its si
 nearest positive. A logistic regression per category, fitted on the calibration contracts,
 stacks the model's calibrated logit with those; the table compares the validation segments'
 macro average precision (models/selection.py) of the model alone and of each stack. A stack
-that ranks no better means the lookup holds nothing the model lacks, so it is not worth its
-megabytes in the checkpoint.
+that ranks no better means the lookup holds nothing the model lacks. One that does is worth
+building into the checkpoint and scoring with CUAD's metric: MODEL_CARD.md ("The
+nearest-neighbour lookup") has both for the shipped model.
 
     python ops/benchmarks/neighbour_lookup.py [--checkpoint PATH] [--neighbours 16] [--temperature 0.05]
 
