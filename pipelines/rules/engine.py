@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pipelines.datamodel import Finding, Segment
 from pipelines.rules.pack import Rule, RulePack
+from pipelines.rules.screen import folded
 
 
 def _finding(pack: RulePack, rule: Rule, segment: Segment) -> Finding:
@@ -32,8 +33,9 @@ def apply_rules(pack: RulePack, segments: list[Segment]) -> list[Finding]:
     findings: list[Finding] = []
     for segment in segments:
         best: dict[str, Finding] = {}
+        lowered = folded(segment.text)
         for rule in pack.rules:
-            if not rule.applies_to(segment.text):
+            if not rule.applies_to(segment.text, lowered):
                 continue
             candidate = _finding(pack, rule, segment)
             kept = best.get(rule.category)

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from pipelines.categories import canonical_category
+from pipelines.rules.screen import ScreenedPattern, folded, screened
 
 log = logging.getLogger(__name__)
 
@@ -47,16 +48,18 @@ class Rule:
     category: str
     confidence: float
     severity: str
-    match: tuple[re.Pattern[str], ...]
-    require: tuple[re.Pattern[str], ...] = ()
-    unless: tuple[re.Pattern[str], ...] = ()
+    match: tuple[ScreenedPattern, ...]
+    require: tuple[ScreenedPattern, ...] = ()
+    unless: tuple[ScreenedPattern, ...] = ()
 
-    def applies_to(self, text: str) -> bool:
-        """Any `match`, every `require`, and no `unless` pattern is found in `text`."""
+    def applies_to(self, text: str, lowered: str | None = None) -> bool:
+        """Any `match`, every `require`, and no `unless` pattern is found in `text`
+        (`lowered`: screen.folded(text), when the caller already has it)."""
+        lowered = folded(text) if lowered is None else lowered
         return (
-            any(p.search(text) for p in self.match)
-            and all(p.search(text) for p in self.require)
-            and not any(p.search(text) for p in self.unless)
+            any(p.found_in(text, lowered) for p in self.match)
+            and all(p.found_in(text, lowered) for p in self.require)
+            and not any(p.found_in(text, lowered) for p in self.unless)
         )
 
 
@@ -130,7 +133,11 @@ def _near_source(where: str, spec: Any) -> str:
     return rf"{forward}|\b(?:{second})\b{gap}(?:{first})\b"
 
 
-def _pattern(where: str, spec: Any) -> re.Pattern[str]:
+def _pattern(where: str, spec: Any) -> ScreenedPattern:
+    return screened(_regex(where, spec))
+
+
+def _regex(where: str, spec: Any) -> re.Pattern[str]:
     if not isinstance(spec, dict) or len(spec) != 1:
         raise _fail(where, "must be exactly one of {regex: ...}, {keywords: [...]}, {near: {...}}")
     (kind, value), = spec.items()
@@ -147,7 +154,7 @@ def _pattern(where: str, spec: Any) -> re.Pattern[str]:
     raise _fail(where, f"unknown pattern kind '{kind}' (use regex, keywords or near)")
 
 
-def _patterns(where: str, value: Any, required: bool) -> tuple[re.Pattern[str], ...]:
+def _patterns(where: str, value: Any, required: bool) -> tuple[ScreenedPattern, ...]:
     if value is None and not required:
         return ()
     if not isinstance(value, list) or not value:

@@ -76,9 +76,11 @@ _LABELLED_RE = re.compile(
     r"Legal\s+representative|Registered|with|a\s|an\s)|$)",
 )
 # A cover page: "BETWEEN\n\nACME CORP.\n\nAND\n\nBETA LTD." or names set apart by wide gaps.
+# The gaps around "AND" are atomic: what follows a gap never starts with white space, so giving
+# some back cannot help, and on a cover page's long runs of spaces trying it was 15x the time.
 _COVER_RE = re.compile(
-    r"\b(?:BETWEEN|Between|between)\b\s*:?[ \t]*\n?\s*(?P<a>[^\n]{3,150}?)(?:[ \t]{3,}|[ \t]*\n)\s*"
-    r"(?:-+\s*)?(?:AND|And|and)(?:\s*-+)?\s*:?(?:[ \t]{3,}|[ \t]*\n)\s*(?P<b>[^\n]{3,150}?)(?=[ \t]{3,}|[ \t]*\n|$)"
+    r"\b(?:BETWEEN|Between|between)\b\s*:?[ \t]*\n?\s*(?P<a>[^\n]{3,150}?)(?>(?:[ \t]{3,}|[ \t]*\n)\s*)"
+    r"(?:-+\s*)?(?:AND|And|and)(?:\s*-+)?\s*:?(?>(?:[ \t]{3,}|[ \t]*\n)\s*)(?P<b>[^\n]{3,150}?)(?=[ \t]{3,}|[ \t]*\n|$)"
 )
 # A company name: capitalised words ending in a corporate suffix.
 _COMPANY_RE = re.compile(
