@@ -243,8 +243,7 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
     with session_scope(settings.effective_database_url, write=False) as session:
         findings = repository.load_findings(session, doc.id, settings.analysers)
         options = repository.batch_options(session, doc.batch_id)
-        document = repository.get_document(session, doc.id)
-        page_count, filename = document.page_count, document.filename
+        filename, page_count = repository.filename_and_pages(session, doc.id)
         calibration = repository.latest_calibration(session)
     due = options.get("due")
     budget = Budget(settings.review_items_per_contract, settings.review_sample_rate,
@@ -262,9 +261,8 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
     with session_scope(settings.effective_database_url) as session:
         repository.replace_findings(session, doc.id, "aggregate", merged)
         repository.replace_review_items(session, doc.id, review)
-        d = repository.get_document(session, doc.id)
-        d.assessment = assessment.to_dict()
-        d.risk_score, d.risk_level = assessment.risk_score, assessment.risk_level
+        repository.store_assessment(session, doc.id, assessment.to_dict(), assessment.risk_score,
+                                    assessment.risk_level)
 
 
 def persist(settings: Settings, doc: DocumentRef) -> None:

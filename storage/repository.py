@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from pipelines import datamodel as dm
@@ -104,6 +104,22 @@ def get_document(session: Session, document_id: int) -> schema.Document:
     if document is None:
         raise LookupError(f"document {document_id} does not exist")
     return document
+
+
+def filename_and_pages(session: Session, document_id: int) -> tuple[str, int | None]:
+    """What aggregation needs of the document row, without its stored assessment (large JSON)."""
+    row = session.execute(select(schema.Document.filename, schema.Document.page_count)
+                          .where(schema.Document.id == document_id)).one_or_none()
+    if row is None:
+        raise LookupError(f"document {document_id} does not exist")
+    return row.filename, row.page_count
+
+
+def store_assessment(session: Session, document_id: int, assessment: dict, risk_score: float | None,
+                     risk_level: str | None) -> None:
+    """Replace the document's assessment and risk, without reading the one stored before."""
+    session.execute(update(schema.Document).where(schema.Document.id == document_id)
+                    .values(assessment=assessment, risk_score=risk_score, risk_level=risk_level))
 
 
 def complete_stage(session: Session, document_id: int, stage: Stage, seconds: float) -> set[str]:
@@ -249,8 +265,11 @@ def end_delivery(session: Session, document_id: int, task: str) -> None:
 
 def _lock_document(session: Session, document_id: int) -> None:
     """Serialize replace-writes of one document: two deliveries of a task running at once
-    would otherwise both delete (seeing none of the other's rows) and both insert."""
-    session.get(schema.Document, document_id, with_for_update=True)
+    would otherwise both delete (seeing none of the other's rows) and both insert.
+
+    Only the id is selected: the row's assessment JSON (every finding of the document, ranked
+    tail included) would otherwise be read and decoded for each lock, three times an aggregate."""
+    session.execute(select(schema.Document.id).where(schema.Document.id == document_id).with_for_update())
 
 
 # --- pages -------------------------------------------------------------------------------
@@ -343,14 +362,14 @@ def replace_findings(session: Session, document_id: int, producer: str, findings
     session.execute(
         delete(schema.Finding).where(schema.Finding.document_id == document_id, schema.Finding.producer == producer)
     )
-    session.add_all(
-        schema.Finding(
-            document_id=document_id, producer=producer, category=f.category, text=f.text, start=f.start, end=f.end,
-            page=f.page, box=list(f.box) if f.box else None, confidence=f.confidence, source=f.source,
-            version=f.version, severity=f.severity, value=f.value, note=f.note, detail=f.detail,
-        )
-        for f in findings
-    )
+    if findings:  # one bulk INSERT: a model's ranked tail is hundreds of rows, each an ORM object otherwise
+        session.execute(insert(schema.Finding), [
+            {"document_id": document_id, "producer": producer, "category": f.category, "text": f.text,
+             "start": f.start, "end": f.end, "page": f.page, "box": list(f.box) if f.box else None,
+             "confidence": f.confidence, "source": f.source, "version": f.version, "severity": f.severity,
+             "value": f.value, "note": f.note, "detail": f.detail}
+            for f in findings
+        ])
 
 
 def load_findings(session: Session, document_id: int, producers: Iterable[str] | None = None) -> list[dm.Finding]:
