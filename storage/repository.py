@@ -341,17 +341,18 @@ def ocr_seconds(session: Session, document_id: int) -> float:
 def replace_segments(session: Session, document_id: int, segments: list[dm.Segment]) -> None:
     _lock_document(session, document_id)
     session.execute(delete(schema.Segment).where(schema.Segment.document_id == document_id))
-    session.add_all(
-        schema.Segment(
-            document_id=document_id, index=s.index, text=s.text, start=s.start, end=s.end, page=s.page,
-            box=list(s.box) if s.box else None,
-        )
-        for s in segments
-    )
+    if segments:  # one bulk INSERT, as for findings: a contract has hundreds of segments
+        session.execute(insert(schema.Segment), [
+            {"document_id": document_id, "index": s.index, "text": s.text, "start": s.start, "end": s.end,
+             "page": s.page, "box": list(s.box) if s.box else None}
+            for s in segments
+        ])
 
 
 def load_segments(session: Session, document_id: int) -> list[dm.Segment]:
-    rows = session.scalars(select(schema.Segment).where(schema.Segment.document_id == document_id).order_by(schema.Segment.index))
+    S = schema.Segment
+    rows = session.execute(select(S.index, S.text, S.start, S.end, S.page, S.box)
+                           .where(S.document_id == document_id).order_by(S.index))
     return [dm.Segment(r.index, r.text, r.start, r.end, r.page, tuple(r.box) if r.box else None) for r in rows]
 
 
@@ -373,10 +374,12 @@ def replace_findings(session: Session, document_id: int, producer: str, findings
 
 
 def load_findings(session: Session, document_id: int, producers: Iterable[str] | None = None) -> list[dm.Finding]:
-    query = select(schema.Finding).where(schema.Finding.document_id == document_id)
+    F = schema.Finding  # columns, not ORM objects: an analyser's findings run to hundreds of rows
+    query = (select(F.category, F.text, F.start, F.end, F.page, F.confidence, F.source, F.version, F.box, F.severity,
+                    F.value, F.note, F.detail).where(F.document_id == document_id))
     if producers is not None:
-        query = query.where(schema.Finding.producer.in_(list(producers)))
-    rows = session.scalars(query.order_by(schema.Finding.start, schema.Finding.category, schema.Finding.id))
+        query = query.where(F.producer.in_(list(producers)))
+    rows = session.execute(query.order_by(F.start, F.category, F.id))
     return [
         dm.Finding(
             category=r.category, text=r.text, start=r.start, end=r.end, page=r.page, confidence=r.confidence,
