@@ -124,7 +124,11 @@ def _csr_rows(matrix: torch.Tensor, rows: slice) -> tuple[torch.Tensor, torch.Te
 
 def stacked(train: list[torch.Tensor], labels: torch.Tensor, test: list[torch.Tensor]) -> torch.Tensor:
     """Per category, a lightly regularised logistic regression on the columns of train[c]; its
-    logits on test[c]. A category with fewer than two calibration positives keeps column 0."""
+    logits on test[c]. A category with fewer than two calibration positives keeps column 0.
+
+    Not logistic.fit_logistic: this one starts from the model alone (weight 1 on column 0) and
+    pulls only the lookup's columns toward 0, so a stack differs from the model only where the
+    lookup earns it (with fit_logistic the TF-IDF stack scored 0.5276 against 0.5323)."""
     out = torch.zeros((len(test[0]), len(test)))
     for c, (x, x_test) in enumerate(zip(train, test)):
         y = labels[:, c]

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from pipelines.categories import canonical_category
-from pipelines.rules.screen import ScreenedPattern, folded, screened
+from pipelines.rules.screen import ScreenedPattern, screened
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,9 @@ class Rule:
     require: tuple[ScreenedPattern, ...] = ()
     unless: tuple[ScreenedPattern, ...] = ()
 
-    def applies_to(self, text: str, lowered: str | None = None) -> bool:
-        """Any `match`, every `require`, and no `unless` pattern is found in `text`
-        (`lowered`: screen.folded(text), when the caller already has it)."""
-        lowered = folded(text) if lowered is None else lowered
+    def applies_to(self, text: str, lowered: str) -> bool:
+        """Any `match`, every `require`, and no `unless` pattern is found in `text`;
+        `lowered` is screen.folded(text), computed once per segment for every rule."""
         return (
             any(p.found_in(text, lowered) for p in self.match)
             and all(p.found_in(text, lowered) for p in self.require)
