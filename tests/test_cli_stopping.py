@@ -1,12 +1,19 @@
 """A Ctrl-C or SIGTERM is never lost, even when its interrupt lands where Python drops exceptions."""
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from pipelines.cli import stopping
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -58,7 +65,7 @@ def test_the_schedulers_stop_asks_celery_for_a_warm_shutdown_and_raises_nothing(
     from celery.worker import state
 
     stopping.stop_on_sigterm()  # what every command starts with
-    stopping.stop_celery_worker_on_signal()
+    stopping.stop_celery_worker_on_signal(deadline_s=600)
     try:
         os.kill(os.getpid(), sig)
         for _ in range(10_000):  # the handler runs between bytecodes: nothing is raised here
@@ -67,4 +74,47 @@ def test_the_schedulers_stop_asks_celery_for_a_warm_shutdown_and_raises_nothing(
         with pytest.raises(WorkerShutdown):
             state.maybe_shutdown()
     finally:
+        faulthandler.cancel_dump_traceback_later()  # the deadline the stop armed
         state.should_stop = None
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped interrupt, as intended
+def test_a_stop_swallowed_before_the_scheduler_took_the_signals_is_still_asked_for(own_handlers) -> None:
+    from celery.worker import state
+
+    stopping.stop_on_sigterm()
+    victim = _SignalsWhileCollected(signal.SIGTERM)
+    del victim  # swallowed while the scheduler was still setting up
+    try:
+        stopping.stop_celery_worker_on_signal(deadline_s=600)
+        assert state.should_stop == 0
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        state.should_stop = None
+
+
+HANGS_AFTER_ITS_STOP = """
+import os, signal, threading, time
+from pipelines.cli import stopping
+
+stopping.stop_on_sigterm()
+stopping.stop_celery_worker_on_signal(deadline_s=1.0)
+print("ready", flush=True)
+threading.Event().wait()  # a stop that never finishes: a task stuck on a lost connection, say
+"""
+
+
+def test_a_stop_that_hangs_prints_the_stacks_and_exits_at_its_deadline() -> None:
+    """The stopped process must not outlive whatever waits for it (a cluster script, systemd)."""
+    process = subprocess.Popen([sys.executable, "-c", HANGS_AFTER_ITS_STOP], cwd=REPO, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "ready\n"
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 1
+    assert time.monotonic() - started < 20
+    assert "Thread" in stderr and "in <module>" in stderr, stderr  # where it hung

@@ -93,7 +93,13 @@ def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tm
                    message="the dropped contract to be processed")
     finally:
         os.killpg(cluster.pid, signal.SIGTERM)
-        output = cluster.communicate(timeout=90)[0].decode()
+        try:
+            output = cluster.communicate(timeout=90)[0].decode()
+        except subprocess.TimeoutExpired:
+            os.killpg(cluster.pid, signal.SIGKILL)  # no leftover process may disturb the tests after this one
+            cluster.communicate()
+            pytest.fail("a cluster process outlived SIGTERM by 90 s; its logs:\n" + "\n".join(
+                f"--- {log.name}\n{log.read_text(errors='replace')[-4000:]}" for log in sorted(logs.glob("*.log"))))
     assert cluster.returncode == 143, output
     assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == [], "a cluster process outlived the script"
 

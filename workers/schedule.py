@@ -72,8 +72,9 @@ LOCK_RETRY_S = 2.0
 """How often a standing-by scheduler tries the beat lock, and a holder checks it still holds it."""
 BEAT_STOP_S = 10.0
 """How long a stopping scheduler waits for beat's thread to finish its tick."""
-SLOW_STOP_S = 30.0
-"""A stop that takes longer than this is reported with the threads' stacks."""
+STOP_DEADLINE_S = 60.0
+"""A stop that takes longer than this prints the threads' stacks and exits (status 1): the
+database, not this process, knows which windows ran, so the next start carries on."""
 WEBHOOK_BACKOFF_S = 0.5
 """First wait between webhook attempts; it doubles each time, up to 30 s."""
 
@@ -573,7 +574,7 @@ def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
             "--hostname", f"scheduler-{os.getpid()}@%h", "--loglevel", "INFO"]
     if settings.embedded:
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-    worker_shutting_down.connect(_report_a_slow_stop, weak=False)
+    worker_shutting_down.connect(_stop_within_the_deadline, weak=False)
     with SweepLoop(app, settings):
         beat.start()
         try:
@@ -582,12 +583,14 @@ def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
             beat.service.stop()  # beat's own stop() waits for ever on a tick that never returns
             beat.join(BEAT_STOP_S)
             lock.release()
+            faulthandler.cancel_dump_traceback_later()  # embedded workers, stopped next, may finish a long task
 
 
-def _report_a_slow_stop(**_: object) -> None:
-    """A warm shutdown waits for the scheduler's tasks; one that takes longer than SLOW_STOP_S
-    prints every thread's stack to stderr, so whoever waits for the process sees what holds it."""
-    faulthandler.dump_traceback_later(SLOW_STOP_S, exit=False)
+def _stop_within_the_deadline(**_: object) -> None:
+    """Celery's warm shutdown waits for the scheduler's tasks and its own threads; one that
+    hangs must not keep a stopped scheduler alive: at the deadline it prints every thread's
+    stack, so whoever waits for the process sees what held it, and exits with status 1."""
+    faulthandler.dump_traceback_later(STOP_DEADLINE_S, exit=True)
 
 
 def describe_next(cron: Cron, now: datetime | None = None) -> str:

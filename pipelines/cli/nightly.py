@@ -114,7 +114,7 @@ def scheduler(
     """
     from pipelines.reports import VIEWS
     from pipelines.schedule import Cron, ScheduleError
-    from workers.schedule import NightlyJob, describe_next, nightly_paths, run_scheduler
+    from workers.schedule import STOP_DEADLINE_S, NightlyJob, describe_next, nightly_paths, run_scheduler
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
@@ -136,7 +136,7 @@ def scheduler(
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audits of {', '.join(map(str, paths))} on {mode}: '{cron.expression}' in "
                   f"{cron.timezone_name}, next at {describe_next(cron)}. Reports in {out}/. Ctrl-C stops.")
-    stop_celery_worker_on_signal()  # from here on a stop is the worker's warm shutdown, whenever it comes
+    stop_celery_worker_on_signal(STOP_DEADLINE_S)  # from here on a stop is the worker's warm shutdown, whenever it comes
     try:
         with workers_for(settings) as workers:
             run_scheduler(settings, job, cron, out, workers)  # type: ignore[arg-type]

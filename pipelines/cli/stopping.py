@@ -15,10 +15,13 @@ waits in call `raise_if_stopped()`, which raises it again.
 The scheduler runs a Celery worker in its own process, and an interrupt raised into Celery
 while it starts can land between a lock's acquire and the `with` block that would release it,
 leaving a thread waiting for ever.  Until Celery takes the signals over, the scheduler's stop
-therefore only sets the flag Celery's own warm shutdown sets (`stop_celery_worker_on_signal()`).
+therefore only sets the flag Celery's own warm shutdown sets (`stop_celery_worker_on_signal()`),
+and arms a deadline: a stop that is not over by then prints every thread's stack and exits,
+as systemd's SIGKILL after TimeoutStopSec would, but with the stacks on record.
 """
 from __future__ import annotations
 
+import faulthandler
 import signal
 from types import FrameType
 
@@ -54,20 +57,24 @@ def raise_if_stopped() -> None:
         raise stop
 
 
-def stop_celery_worker_on_signal() -> None:
+def stop_celery_worker_on_signal(deadline_s: float) -> None:
     """SIGTERM or Ctrl-C asks this process's Celery worker for a warm shutdown, whether it has
     started yet or not: Celery's consumer checks the flag between connection attempts and
-    before each message, and replaces this handler with its own once it starts."""
+    before each message, and replaces this handler with its own once it starts.  A stop that
+    arrived earlier and whose interrupt was swallowed is not lost: it is asked for at once."""
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
         from celery.platforms import EX_OK
         from celery.worker import state
 
         state.should_stop = EX_OK  # what Celery's own warm-shutdown handler sets
+        faulthandler.dump_traceback_later(deadline_s, exit=True)  # the stacks, then exit status 1
 
     signal.signal(signal.SIGTERM, stop)
     if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _stop_handler):
         signal.signal(signal.SIGINT, stop)
+    if _pending is not None:
+        stop(signal.SIGTERM, None)
 
 
 def exit_code(stop: KeyboardInterrupt) -> int:
