@@ -537,3 +537,24 @@ def test_a_filing_a_formation_or_an_end_date_is_not_the_contracts_date():
                           'May 1, 1999 ("Alpha"), and Beta LLC ("Beta").\n\n1. Prices. Prices in effect on January 1, '
                           '2005 shall apply until December 31, 2005.\n')
         assert "Agreement Date" not in terms
+
+
+def test_effective_dates_defined_of_this_agreement_by_the_later_signature_in_an_amendment_or_a_labelled_table():
+    signatures = ("\n\nALPHA CORP.\nBy: /s/ A. Smith\nDate: May 1, 2010\n\nBETA LLC\nBy: /s/ B. Jones\n"
+                  "Date: May 11, 2010\n")
+    for document, effective in [
+        ('LICENSE AGREEMENT\n\nThis License Agreement is entered into by Alpha Corp. ("Alpha") and Beta LLC ("Beta").'
+         '\n\n2. DEFINITIONS\n\n2.1 "EFFECTIVE DATE" of this Agreement shall mean the date the last party hereto has '
+         'executed this Agreement.' + signatures, "2010-05-11"),
+        ('HOSTING AGREEMENT\n\nThis Hosting Agreement (the "Agreement") is entered into and effective as of the later '
+         'of the two signature dates below (the "Effective Date") between Alpha Corp. and Beta LLC.' + signatures,
+         "2010-05-11"),
+        ('AMENDMENT No. 1\n\nThis amendment (the "Amendment") is entered into on May 1, 2010 between Alpha Corp. and '
+         'Beta LLC.\n\n3. EFFECTIVE DATE AND DURATION\n\nThis Amendment shall enter into force on the date of its '
+         'signature by both Parties.' + signatures, "2010-05-11"),
+        ("CONFIRMATION\n\nThe terms of the Swap Transaction between Alpha Corp. and Beta LLC are as follows:\n\n"
+         "General Terms\nTrade Date: 27 April 2006\nEffective Date 01 April 2006\nTermination Date: 1 April 2009\n",
+         "2006-04-01"),
+    ]:
+        _, terms = _terms(document)
+        assert terms["Effective Date"].value == effective, document

@@ -104,7 +104,7 @@ def report_values(path: Path) -> dict[str, dict[str, dict]]:
 
 # --- CUAD's answers ------------------------------------------------------------------------
 
-_GOLD_DATE_RE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{2,4})")
+_GOLD_DATE_RE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d\[])")  # "09/14/200[]" is a blank year
 
 
 def gold_dates(answer: str) -> set[date] | None:

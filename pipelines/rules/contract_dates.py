@@ -46,11 +46,13 @@ EFFECTIVE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 # '(the "Effective Date")', '(hereinafter referred to as "Effective Date")', ', hereinafter
-# called the Effective Date'.
+# called the Effective Date'; not a table's "Trade Date: 27 April 2006 Effective Date 01 April 2006",
+# where the label is the next date's.
 EFFECTIVE_AFTER_RE = re.compile(
     r"^[^()\n]{0,15}?\(\s*(?:(?:the|this|hereinafter|herein|referred|to|as|called)\s+)*[\"“”']?\s*(?:\w+\s+)?"
     r"Effective\s+Date|"
-    r"^[\s,]*(?:(?:hereinafter|herein)\s+(?:called|referred\s+to\s+as)\s+(?:the\s+)?)?[\"“”']?Effective\s+Date",
+    r"^[\s,]*(?:(?:hereinafter|herein)\s+(?:called|referred\s+to\s+as)\s+(?:the\s+)?)?[\"“”']?Effective\s+Date"
+    r"(?!\s*:?\s*(?:\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d))",  # not a label of the next date
     re.IGNORECASE,
 )
 # '"Effective Date" means ...', '"Effective Date" shall have the meaning set forth in the preamble'.

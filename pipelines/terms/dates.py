@@ -26,13 +26,15 @@ from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
 
-# ""Effective Date" means ...", ""EFFECTIVE DATE" - January 21, 2002", "The Effective Date of
+# ""Effective Date" means ...", ""EFFECTIVE DATE" of this Agreement shall mean ...", ""EFFECTIVE
+# DATE" - January 21, 2002", "The Effective Date of
 # this Agreement shall be ...", and the unquoted entries of a definitions list: "(f) Effective
 # Date means May 3, 2006", "EFFECTIVE DATE means 18 May 2000", "Commencement Date means the date
 # of this Agreement".
 _EFFECTIVE_TERM = r"(?:Effective|EFFECTIVE|Commencement|COMMENCEMENT)\s+(?:Date|DATE)"
 _EFFECTIVE_DEFINITION_RE = re.compile(
-    rf"[\"“”']\s*{_EFFECTIVE_TERM}\s*[\"“”']\s*(?i:shall\s+mean|means|:|[-–—]|is|shall\s+be)\s+|"
+    rf"[\"“”']\s*{_EFFECTIVE_TERM}\s*[\"“”']\s*(?i:of\s+this\s+(?:[\w-]+\s+){{0,2}}?(?=shall\s+mean|means))?"
+    r"(?i:shall\s+mean|means|:|[-–—]|is|shall\s+be)\s+|"
     rf"(?:^|[.:;]\s+|\(\w{{1,4}}\)\s*|\b\d+(?:\.\d+)*\.?\s+){_EFFECTIVE_TERM}\s+(?i:shall\s+mean|means)\s+|"
     rf"(?:^|[.:]\s+)(?i:the)\s+(?:{_EFFECTIVE_TERM}|effective\s+date(?=\s+of\s+this))\s+"
     r"(?i:(?:of\s+this\s+\w+(?:\s+\w+)?\s+)?(?:shall\s+(?:mean|be)|means|is))\s*:?\s+",
@@ -41,6 +43,13 @@ _EFFECTIVE_DEFINITION_RE = re.compile(
 # The preamble's "effective as of the date of the last signature" / "effective upon the Closing".
 _EFFECTIVE_REFERENCE_RE = re.compile(
     r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>(?:the|such)\s+(?:date|day|closing|time)\b[^;.()\"“”]{0,140})",
+    re.IGNORECASE,
+)
+# "effective as of the later of the two signature dates below", "effective on the later of the
+# dates of signature": the last signature, whatever the reference's other words.
+_EFFECTIVE_LATER_SIGNATURE_RE = re.compile(
+    r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>the\s+(?:later|last|latest)\s+of\s+the\s+(?:\w+\s+){0,2}?"
+    r"(?:signature\s+dates|dates\s+of\s+(?:signature|execution)|dates\s+(?:\w+\s+){0,3}?(?:signatures|signed|executed))\b)",
     re.IGNORECASE,
 )
 # A reference that means the agreement date itself.
@@ -57,7 +66,7 @@ _REFERENCE_START_RE = re.compile(r"^(?:the|such|that)\s+(?:[\w-]+\s+){0,3}?(?:da
 _REFERENCE_END_RE = re.compile(r"\s*(?:,|\band\b|\bby\s+and\b|\bbetween\b|\(|$)", re.IGNORECASE)
 # "This Agreement shall become effective on ...", "The Term shall commence on ...", "commencing on".
 _TAKES_EFFECT_RE = re.compile(
-    r"\b(?:agreement|contract|term|venture)\b[^.;]{0,60}?\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|"
+    r"\b(?:agreement|contract|amendment|term|venture)\b[^.;]{0,60}?\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|"
     r"(?:shall|will)\s+(?:take|come\s+into)\s+(?:effect|force)|is\s+effective|(?:shall|will)\s+(?:commence|begin|start)|"
     r"(?:shall|will)\s+enter\s+into\s+force|commences|begins|takes\s+effect|commencing|beginning)\s+"
     r"(?:(?:retroactive(?:ly)?|nunc\s+pro\s+tunc)\s+(?:to\s+)?)?"  # "shall be effective retroactively as of"
@@ -264,6 +273,9 @@ def _effective_by_reference(text: str, agreement: _Found | None, signed: list[Da
         if resolved is None:
             return _defined_as_event(text, definition)
         return resolved
+    later = _EFFECTIVE_LATER_SIGNATURE_RE.search(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS))
+    if later is not None and signed and _said_of_the_contract(text, later.start()):
+        return _last_signature(signed, " ".join(later.group("reference").split()))
     for reference in _EFFECTIVE_REFERENCE_RE.finditer(text, 0, min(len(text), EFFECTIVE_HEAD_CHARS)):
         if _said_of_the_contract(text, reference.start()):
             return _resolve_reference(text, reference.start("reference"), agreement, signed)
