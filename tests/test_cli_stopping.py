@@ -118,3 +118,52 @@ def test_a_stop_that_hangs_prints_the_stacks_and_exits_at_its_deadline() -> None
     assert process.returncode == 1
     assert time.monotonic() - started < 20
     assert "Thread" in stderr and "in <module>" in stderr, stderr  # where it hung
+
+
+WRITES_ITS_REPORTS_THEN_HANGS = """
+import threading, time
+from celery.signals import worker_shutting_down
+from celery.worker import state
+import workers.schedule as schedule
+
+schedule.STOP_DEADLINE_S, schedule.TASK_STOP_S = 1.0, 30.0
+with schedule.StopDeadline():
+    class Request:  # what Celery keeps in its (weak) set of running tasks
+        pass
+    task = Request()
+    state.active_requests.add(task)  # a finishing run still writing its reports
+    worker_shutting_down.send(sender="scheduler", sig="SIGTERM", how="Warm", exitcode=0)
+    time.sleep(3)
+    print("reports written", flush=True)
+    state.active_requests.discard(task)
+    threading.Event().wait()  # then the stop hangs
+"""
+
+
+def test_the_schedulers_stop_deadline_waits_for_a_running_task_first() -> None:
+    """A finishing run is marked done before its reports are written: cutting it off would lose them."""
+    process = subprocess.run([sys.executable, "-c", WRITES_ITS_REPORTS_THEN_HANGS], cwd=REPO, capture_output=True,
+                             text=True, timeout=60)
+    assert process.returncode == 1, process.stderr
+    assert "reports written" in process.stdout
+    assert "Thread" in process.stderr and "in <module>" in process.stderr  # the stacks
+
+
+ENDS_ITS_STOP_IN_TIME = """
+import time
+from celery.signals import worker_shutting_down
+import workers.schedule as schedule
+
+schedule.STOP_DEADLINE_S = 2.0
+with schedule.StopDeadline():
+    worker_shutting_down.send(sender="scheduler", sig="SIGTERM", how="Warm", exitcode=0)
+    time.sleep(0.5)
+time.sleep(3)  # the embedded workers' stop, which the deadline does not cover
+print("stopped", flush=True)
+"""
+
+
+def test_the_schedulers_stop_deadline_ends_with_the_scheduler() -> None:
+    process = subprocess.run([sys.executable, "-c", ENDS_ITS_STOP_IN_TIME], cwd=REPO, capture_output=True,
+                             text=True, timeout=60)
+    assert (process.returncode, process.stdout) == (0, "stopped\n"), process.stderr

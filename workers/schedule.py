@@ -27,6 +27,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -73,8 +74,11 @@ LOCK_RETRY_S = 2.0
 BEAT_STOP_S = 10.0
 """How long a stopping scheduler waits for beat's thread to finish its tick."""
 STOP_DEADLINE_S = 60.0
-"""A stop that takes longer than this prints the threads' stacks and exits (status 1): the
-database, not this process, knows which windows ran, so the next start carries on."""
+"""How long a stop may take once the scheduler's tasks have ended; longer, it prints the threads'
+stacks and exits (status 1): the database, not this process, knows which windows ran."""
+TASK_STOP_S = 900.0
+"""How long a stop waits for a running task first: a finishing run writes its reports after it
+is marked done, and a large nightly's reports take minutes."""
 WEBHOOK_BACKOFF_S = 0.5
 """First wait between webhook attempts; it doubles each time, up to 30 s."""
 
@@ -574,8 +578,7 @@ def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
             "--hostname", f"scheduler-{os.getpid()}@%h", "--loglevel", "INFO"]
     if settings.embedded:
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-    worker_shutting_down.connect(_stop_within_the_deadline, weak=False)
-    with SweepLoop(app, settings):
+    with StopDeadline(), SweepLoop(app, settings):  # the deadline ends before embedded workers stop
         beat.start()
         try:
             app.worker_main(argv)
@@ -583,14 +586,47 @@ def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
             beat.service.stop()  # beat's own stop() waits for ever on a tick that never returns
             beat.join(BEAT_STOP_S)
             lock.release()
-            faulthandler.cancel_dump_traceback_later()  # embedded workers, stopped next, may finish a long task
 
 
-def _stop_within_the_deadline(**_: object) -> None:
-    """Celery's warm shutdown waits for the scheduler's tasks and its own threads; one that
-    hangs must not keep a stopped scheduler alive: at the deadline it prints every thread's
-    stack, so whoever waits for the process sees what held it, and exits with status 1."""
-    faulthandler.dump_traceback_later(STOP_DEADLINE_S, exit=True)
+class StopDeadline:
+    """A stop that hangs must not keep a stopped scheduler alive: STOP_DEADLINE_S after its
+    tasks have ended (or TASK_STOP_S after the stop, if one never does) it prints every thread's
+    stack, so whoever waits for the process sees what held it, and exits with status 1.
+
+    Celery's warm shutdown sends `worker_shutting_down` from its signal handler, which only sets
+    an event: a thread started there could need a lock the interrupted main thread holds."""
+
+    def __init__(self) -> None:
+        self._stopping = threading.Event()
+        self._over = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, name="stop-deadline", daemon=True)
+
+    def __enter__(self) -> StopDeadline:
+        worker_shutting_down.connect(self._on_stop, weak=False)
+        self._watcher.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._over.set()
+        self._watcher.join(5)
+        faulthandler.cancel_dump_traceback_later()
+        worker_shutting_down.disconnect(self._on_stop)
+
+    def _on_stop(self, **_: object) -> None:
+        self._stopping.set()
+
+    def _watch(self) -> None:
+        from celery.worker import state
+
+        while not self._stopping.wait(1.0):
+            if self._over.is_set():
+                return
+        give_up = time.monotonic() + TASK_STOP_S
+        while state.active_requests and time.monotonic() < give_up:
+            if self._over.wait(1.0):
+                return
+        if not self._over.is_set():
+            faulthandler.dump_traceback_later(STOP_DEADLINE_S, exit=True)
 
 
 def describe_next(cron: Cron, now: datetime | None = None) -> str:
