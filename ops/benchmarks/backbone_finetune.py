@@ -17,7 +17,7 @@ from the model alone); the table gives the validation segments' macro average pr
 (models/selection.py) of each. A stack that ranks clearly better than the model is worth a
 training run that fine-tunes (within `clausemill train`'s 30 minutes on this CPU).
 
-    python ops/benchmarks/backbone_finetune.py [--max-length 128] [--negative-rate 0.06] [--epochs 6] [--lr 4e-5] [--train-embeddings]
+    python ops/benchmarks/backbone_finetune.py [--max-length 128] [--negative-rate 0.06] [--epochs 6] [--lr 4e-5] [--train-embeddings] [--save LAYERS.safetensors]
 
 CUAD: CC BY 4.0, The Atticus Project.
 """
@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from safetensors.torch import save_file
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -140,6 +141,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=4e-5, help="the backbone's learning rate (the heads': 2e-3)")
     parser.add_argument("--train-embeddings", action="store_true",
                         help="train the word-piece embeddings too (11.7M parameters: more than a checkpoint can hold)")
+    parser.add_argument("--save", type=Path, help="write the fine-tuned layers' weights here (safetensors)")
     parser.add_argument("--contracts", type=int, help="train on the first N fitting contracts only (a quick try)")
     args = parser.parse_args()
     if not CUAD.is_dir():
@@ -170,6 +172,10 @@ def main() -> None:
     net = fine_tune(backbone, train_ids, torch.cat(labels), torch.cat(weights), args.epochs, TrainSettings().fit.seed,
                     args.train_embeddings, args.lr)
     trained = time.perf_counter()
+    if args.save is not None:
+        layers = {name: t.contiguous() for name, t in net.encoder.state_dict().items() if name.startswith("encoder.")}
+        save_file(layers, str(args.save))
+        print(f"wrote {len(layers)} tensors of the fine-tuned layers to {args.save}")
     scorer = quantize_int8(net)  # as the product would run it on a CPU
 
     scored: dict[str, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}
