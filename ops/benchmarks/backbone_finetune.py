@@ -24,7 +24,6 @@ CUAD: CC BY 4.0, The Atticus Project.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -42,6 +41,7 @@ from neighbour_lookup import stacked  # noqa: E402
 from recall_ceiling import CUAD, calibration_documents  # noqa: E402
 
 from models.backbone import Backbone, mean_pool  # noqa: E402
+from models.batching import pad_ids  # noqa: E402
 from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
 from models.corpus import LabelledDocument, load_cuad, read_split, segment_labels  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
@@ -64,14 +64,6 @@ class FineTuned(torch.nn.Module):
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         states = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
         return self.head(mean_pool(states, mask))
-
-
-def padded(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    for i, r in enumerate(rows):
-        ids[i, : len(r)] = torch.tensor(r)
-    return ids, (ids != pad_id).long()
 
 
 def batches_by_length(lengths: list[int], size: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -102,10 +94,10 @@ def fine_tune(backbone: Backbone, ids: list[list[int]], labels: torch.Tensor, we
     plan = [b for _ in range(epochs) for b in batches_by_length([len(r) for r in ids], 32, rng)]
     warmup = max(1, len(plan) // 20)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda step: min((step + 1) / warmup, max(0.0, (len(plan) - step) / (len(plan) - warmup))))
+        optimiser, lambda step: min((step + 1) / warmup, max(0.0, (len(plan) - step) / max(1, len(plan) - warmup))))
     started, seen = time.perf_counter(), 0
     for step, batch in enumerate(plan):
-        x, mask = padded([ids[i] for i in batch], backbone.pad_id)
+        x, mask = pad_ids([ids[i] for i in batch], backbone.pad_id)
         logits = net(x, mask)
         loss = (F.binary_cross_entropy_with_logits(logits, labels[batch], pos_weight=pos_weight, reduction="none")
                 .mean(1) * weights[batch]).sum() / weights[batch].sum()
@@ -127,7 +119,7 @@ def fine_tuned_logits(scorer: torch.nn.Module, categories: int, ids: list[list[i
     out = torch.zeros((len(ids), categories))
     for start in range(0, len(order), 64):
         batch = order[start:start + 64]
-        x, mask = padded([ids[i] for i in batch], pad_id)
+        x, mask = pad_ids([ids[i] for i in batch], pad_id)
         out[batch] = scorer(x, mask).float()
     return out
 
