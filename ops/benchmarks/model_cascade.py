@@ -53,7 +53,7 @@ def fit(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocument])
     model.network.cascade_offset[:] = offset
     model.network.cascade_cutoff.fill_(cutoff)
     model.version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden,
-                                    model.backbone.vocab_size)
+                                    model.backbone.vocab_size, model.backbone.tuned)
     passing = cascade_scores(lexical_all, offset) >= cutoff
     positive = (labels_all.bool() & emitted).any(1)
     print(f"cascade fitted on {len(documents)} calibration contracts ({len(lexical_all)} segments): cut-off "

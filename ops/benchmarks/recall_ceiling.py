@@ -75,7 +75,8 @@ def fit_tail(model: ClauseModel, checkpoint: Path, documents: list[LabelledDocum
     sizes = choose_tail_sizes(torch.cat(probability), torch.cat(labels), np.array(numbers), c.floor)
     model.network.tail_size[:] = torch.tensor(sizes, dtype=torch.float32)
     model.tail = sizes
-    version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size)
+    version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size,
+                              model.backbone.tuned)
     model.version = version
     print(f"tail fitted on {len(documents)} calibration contracts: {sum(sizes)} segments per contract at most "
           f"below the floor; checkpoint {checkpoint} is now version {version}")
@@ -92,7 +93,8 @@ def fit_widening(model: ClauseModel, checkpoint: Path, documents: list[LabelledD
     c = model.config
     model.network.widen_weight[:] = fit_weights(held, c.categories, c.emitted)
     model.widen = tuple(model.network.widen_weight.tolist())
-    model.version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden, model.backbone.vocab_size)
+    model.version = save_checkpoint(checkpoint, model.network.cpu(), c, model.backbone.hidden,
+                                    model.backbone.vocab_size, model.backbone.tuned)
     print(f"wider spans fitted on {len(documents)} calibration contracts for "
           f"{int((model.network.widen_weight > 0).sum())} categories; checkpoint {checkpoint} is now version {model.version}")
 
