@@ -1,14 +1,19 @@
 """Fine-tuning the backbone: what training tunes, what the checkpoint stores, what inference loads.
 
-Each test runs the real MiniLM (one or three layers) on CPU in seconds; the whole training run
-with fine-tuning is tests/test_models.py's tiny one.
+Each test runs the real MiniLM (one or three layers) on CPU; the last one runs `clausemill
+train` on six synthetic contracts (about 40 s), as a user would.
 """
 from __future__ import annotations
 
+import csv
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import base_env, run_cli
+
+from pipelines.samples import generate_contract
 
 torch = pytest.importorskip("torch", reason="the model extra (torch, transformers) is not installed")
 
@@ -130,3 +135,27 @@ def test_clipped_rows_keep_their_closing_separator() -> None:
     clipped = clip_ids([long, short], 16)
     assert clipped[0] == long[:15] + [long[-1]] and long[-1] == backbone.tokenizer.sep_token_id
     assert clipped[1] == short
+
+
+def test_clausemill_train_fine_tunes_the_layers_into_the_checkpoint(tmp_path: Path) -> None:
+    """The command a user runs, on a CUAD-shaped folder of synthetic contracts."""
+    data = tmp_path / "cuad"
+    (data / "txt").mkdir(parents=True)
+    with open(data / "files.csv", "w", newline="", encoding="utf-8") as files, \
+            open(data / "spans.jsonl", "w", encoding="utf-8") as spans:
+        writer = csv.DictWriter(files, fieldnames=["master_clauses_filename", "pdf", "txt"])
+        writer.writeheader()
+        for seed in range(6):
+            synthetic = generate_contract(seed, short=True)
+            name = f"synthetic-{seed}"
+            (data / "txt" / f"{name}.txt").write_text(synthetic.text, encoding="utf-8")
+            writer.writerow({"master_clauses_filename": f"{name}.pdf", "pdf": f"pdf/{name}.pdf", "txt": f"txt/{name}.txt"})
+            for category, (start, end) in synthetic.clause_spans.items():
+                spans.write(json.dumps({"filename": f"{name}.pdf", "category": category, "start": start, "end": end}) + "\n")
+    out = tmp_path / "model.safetensors"
+    done = run_cli(["train", "--data", str(data), "--out", str(out), "--device", "cpu", "--finetune-epochs", "1"],
+                   base_env(tmp_path / "state"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "fine-tuning: the backbone's 3 layers on" in done.stderr and "Saved" in done.stderr  # messages: stderr
+    loaded = load_checkpoint(out)
+    assert loaded.backbone_layers and json.loads(loaded.config.training["backbone_finetune"])["epochs"] == 1
