@@ -124,8 +124,9 @@ def fine_tune(backbone: Backbone, texts: list[str], labels: torch.Tensor, weight
         schedule.step()
         if time.monotonic() - last > 60 or step == len(plan):
             last = time.monotonic()
+            left = (last - started) / step * (len(plan) - step)
             log(f"fine-tuning: step {step}/{len(plan)} ({len(texts)} segments x {settings.epochs} epochs), "
-                f"loss {loss.item():.4f}, {last - started:.0f} s")
+                f"loss {loss.item():.4f}, {last - started:.0f} s" + (f", about {left / 60:.0f} min left" if left else ""))
     return net.eval().requires_grad_(False)
 
 

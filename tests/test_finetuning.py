@@ -156,6 +156,7 @@ def test_clausemill_train_fine_tunes_the_layers_into_the_checkpoint(tmp_path: Pa
     done = run_cli(["train", "--data", str(data), "--out", str(out), "--device", "cpu", "--finetune-epochs", "1"],
                    base_env(tmp_path / "state"))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "fine-tuning: the backbone's 3 layers on" in done.stderr and "Saved" in done.stderr  # messages: stderr
+    assert "fine-tuning: the backbone's 3 layers on" in done.stderr  # messages go to stderr
+    assert "Saved" in done.stderr and "of which fine-tuning the backbone" in done.stderr
     loaded = load_checkpoint(out)
     assert loaded.backbone_layers and json.loads(loaded.config.training["backbone_finetune"])["epochs"] == 1

@@ -40,4 +40,5 @@ def train(
     report = train_model(data, out or DEFAULT_CHECKPOINT, device=device, cache=cache, extra=extra or (),
                          settings=settings, log=console.print)
     console.print(f"[green]Saved {report.path}[/] (version {report.version}); "
-                  f"routing recall@k {report.routing_recall:.3f}; {sum(report.seconds.values()):.0f} s")
+                  f"routing recall@k {report.routing_recall:.3f}; {sum(report.seconds.values()):.0f} s, "
+                  f"of which fine-tuning the backbone {report.seconds.get('fine-tuning', 0.0):.0f} s")
