@@ -56,6 +56,10 @@ class ClauseModel:
         self.widen = tuple(self.network.widen_weight.tolist()) if bool(self.network.widen_weight.any()) else ()
         self.limits = BatchLimits.for_device(device)
         self.cascade = True  # False: every segment, repeats included, goes through the backbone (benchmarks compare)
+        # The cascade's lexical pre-pass saves backbone work, which pays where the backbone is
+        # the cost (a CPU).  On a GPU the pre-pass cost more than it saved: on an H100, sparse
+        # predict ran 13.4k segments/s with it and 18.1k without (docs/BENCHMARKS.md).
+        self.rule_out_unlikely = device.type != "cuda"
         self.counts: Counter[str] = Counter()  # running totals: segments, skipped by the cascade, repeated
 
     def predict(self, segments: list[Segment], *, mode: Mode = "sparse", top_k: int | None = None) -> list[Finding]:
@@ -128,7 +132,7 @@ class ClauseModel:
         first = self._first_occurrences(batch) if self.cascade else list(range(len(texts)))
         encode = [i for i, f in enumerate(first) if f == i]
         skipped: list[int] = []
-        if self.cascade and mode == "sparse" and encode:
+        if self.cascade and self.rule_out_unlikely and mode == "sparse" and encode:
             lexical = self.lexical_logits([ids[i] for i in encode],
                                           [heading_ids[i] for i in encode] if heading_ids else None)
             worth = cascade_scores(lexical, self.network.cascade_offset.cpu()) >= float(self.network.cascade_cutoff)

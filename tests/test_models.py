@@ -226,6 +226,20 @@ def test_the_cascade_skips_ruled_out_and_repeated_segments_and_changes_no_other(
     # what it rules out (bare headings here) the router's fallback scores low: far below the presence threshold
     assert float(cascaded[ruled_out].max()) < min(0.05, float(model.network.presence_threshold) / 4)
 
+    monkeypatch.setattr(model, "rule_out_unlikely", False)  # as on a GPU: repeats skipped, nothing ruled out
+    model.counts.clear()
+    gpu_path = model.probabilities([segments])[0]
+    assert model.counts == {"segments": len(segments), "repeated": 1, "skipped": 0}
+    assert torch.allclose(gpu_path[:-1], everything[:-1], atol=1e-4)
+    assert torch.equal(gpu_path[-1], gpu_path[2])
+
+
+def test_pad_ids_right_pads_ragged_rows_with_a_mask() -> None:
+    ids, mask = pad_ids([[101, 5, 102], [101, 102], [7]], 0)
+    assert ids.tolist() == [[101, 5, 102], [101, 102, 0], [7, 0, 0]]
+    assert mask.tolist() == [[1, 1, 1], [1, 1, 0], [1, 0, 0]]
+    assert ids.dtype == mask.dtype == torch.long
+
 
 def test_the_cascade_cut_off_lets_the_pass_share_of_positives_through() -> None:
     generator = torch.Generator().manual_seed(0)

@@ -7,6 +7,8 @@ On N real CUAD segments (the validation contracts' segments, in document order) 
   prepare    the CPU's part alone: tokenizing segments and headings and padding the batches,
              which on a GPU is what the forward pass waits on
   sparse     ClauseModel.predict_many: backbone + router + top-k experts + calibration + spans
+  sparse without cascade   the same with every segment through the backbone (the cascade's
+             lexical pre-pass saves backbone work on a CPU; on a GPU it may cost more than it saves)
   dense      the same with every expert on every segment
   linear     the same with the linear baseline head instead of router and experts
   heads      router + experts alone on backbone outputs (and word-piece bags) computed
@@ -28,8 +30,10 @@ CUAD: CC BY 4.0, The Atticus Project.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import lzma
+import pstats
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -113,6 +117,8 @@ def main() -> None:
                         help="write the first --segments validation segments to FILE and stop")
     parser.add_argument("--segments-file", type=Path, metavar="FILE.json.xz",
                         help="read the segments from a --write-segments file instead of CUAD")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print where one sparse pass spends its time (cProfile, by own time)")
     args = parser.parse_args()
 
     if args.write_segments:
@@ -150,6 +156,10 @@ def main() -> None:
         for mode in ("sparse", "dense", "linear"):
             rates[f"{mode} {m.precision}"] = best_rate(
                 lambda m=m, mode=mode: [m.predict_many(call, mode=mode) for call in calls], n, args.repeats, device)
+        m.cascade = False
+        rates[f"sparse without cascade {m.precision}"] = best_rate(
+            lambda m=m: [m.predict_many(call) for call in calls], n, args.repeats, device)
+        m.cascade = True
 
     def prepare() -> None:
         for call in calls:
@@ -189,6 +199,12 @@ def main() -> None:
         print(f"{p}: predict (sparse) / bare backbone {rates[f'sparse {p}'] / rates[f'backbone {p}']:.2f}x (target >= 0.8x); "
               f"sparse / dense end to end {rates[f'sparse {p}'] / rates[f'dense {p}']:.2f}x")
     print(f"heads alone sparse / dense: {rates['heads sparse'] / rates['heads dense']:.2f}x")
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.runcall(lambda: [model.predict_many(call) for call in calls])
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        pstats.Stats(profile).sort_stats("tottime").print_stats(20)
     if len(models) > 1:
         print(f"int8 / fp32: bare backbone {rates['backbone int8'] / rates['backbone fp32']:.2f}x, "
               f"predict {rates['sparse int8'] / rates['sparse fp32']:.2f}x")
