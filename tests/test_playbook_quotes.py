@@ -123,6 +123,12 @@ def finding(category: str, text: str, confidence: float = 0.9, start: int = 100,
      "this Agreement.", "no third-party beneficiary"),
     ("Third Party Beneficiary", "Nothing in this Agreement is intended to confer upon any person other than the "
      "Parties any rights or remedies.", "no third-party beneficiary"),
+    ("Third Party Beneficiary", "No subcontractor is intended to be, or shall be deemed to be, a third party "
+     "beneficiary of this Agreement.", "no third-party beneficiary"),
+    ("Third Party Beneficiary", "No person other than a Party shall acquire any rights hereunder as a third-party "
+     "beneficiary or otherwise.", "no third-party beneficiary"),
+    ("Third Party Beneficiary", "The Reseller shall not be considered a third party beneficiary under this "
+     "Agreement.", "no third-party beneficiary"),
     ("Non-Transferable License", "The Company grants the Sponsor a royalty-free, non-exclusive, worldwide license to "
      "use its marks during the Term.", "nothing said of transfer"),
     ("Irrevocable Or Perpetual License", "(a) An irrevocable standby letter of credit from a bank satisfactory to "
@@ -158,6 +164,12 @@ def test_quotes_that_do_not_state_their_clause(category: str, text: str, problem
      "it as though they were a party hereto."),
     ("Third Party Beneficiary", "Except for the Indemnified Persons, nothing in this Agreement confers any rights on "
      "any person other than the Parties."),
+    ("Third Party Beneficiary", "The Bank is not a party hereto but is an intended third party beneficiary "
+     "hereof."),
+    ("Third Party Beneficiary", "Other than Affiliates of a Party, nothing in this Agreement confers any rights on "
+     "any person."),
+    ("Third Party Beneficiary", "The Lender shall be deemed a third-party beneficiary of Section 9 and may enforce "
+     "it."),
     ("Non-Transferable License", "The license is personal to the Licensee and may not be assigned or sublicensed."),
     ("Non-Transferable License", "Company may not permit any third party to use the Association Marks."),
     ("Irrevocable Or Perpetual License", "Licensor grants Licensee an irrevocable, worldwide license to the Software."),

@@ -453,18 +453,23 @@ _RECORD_KEEPING = re.compile(
     r"\b(?:maintain|keep|retain|preserve)\w*\b[^.;]{0,60}?\brecords?\b[^.;]{0,40}?"
     r"\b(?:for\s+)?(?:a\s+)?(?:minimum|at\s+least|(?:not|no)\s+less\s+than)\b", re.IGNORECASE)
 # "There are no third party beneficiaries", "nothing herein shall confer upon any Person other than
-# the Parties any rights", "solely for the benefit of the Parties": the boilerplate that denies
-# any; unless an exception names one ("except for the Affiliates ..., which are intended third
-# party beneficiaries").
+# the Parties any rights", "solely for the benefit of the Parties", "X shall not be considered a
+# third party beneficiary": the boilerplate that denies any; unless an exception names one
+# ("except for the Affiliates ..., which are intended third party beneficiaries", "other than
+# Affiliates of a Party", "unless otherwise provided", "is not a party ... but is an intended
+# beneficiary").  A mention of a beneficiary denies one when a negation comes before it in its
+# clause; a quote that names no beneficiary at all denies one with the "nothing confers" forms.
+_BENEFICIARY = re.compile(r"\bbeneficiar", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:no|not|nor|neither|never|none|nothing)\b|n't\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[.;:]\s")
 _NO_BENEFICIARY = re.compile(
-    r"\bno\s+(?:other\s+)?third[\s-]+part(?:y|ies)\s+beneficiar|"
     r"\bnot\s+(?:be\s+)?(?:intended|deemed|construed)\s+(?:to\s+|as\s+)?(?:confer|create|give|grant|provide|make|be)|"
     r"\bnothing\b[^.]{0,200}?\b(?:confer|give|create|grant|provide)|\bsolely\s+for\s+the\s+(?:benefit|parties)|"
     r"\bfor\s+the\s+(?:sole|exclusive)\s+benefit|\bonly\s+for\s+the\s+benefit", re.IGNORECASE)
 _BENEFICIARY_NAMED = re.compile(
-    r"\bexcept\b|\bprovided\s+(?:that|however)\b|\bother\s+than\s+(?!the\s+parties\b)|"
-    r"\bintended\s+(?:third[\s-]+part(?:y|ies)\s+)?beneficiar|"
-    r"\bshall\s+be\s+(?:an?\s+)?(?:express\s+)?(?:intended\s+)?third[\s-]+party\s+beneficiar", re.IGNORECASE)
+    r"\bexcept\b|\bunless\b|\bsave\s+(?:as|that|for)\b|\bprovided\s+(?:that|however)\b|"
+    r"\bbut\s+(?:is|are|shall|will)\b|\bother\s+than\s+(?!(?:the|a|any)\s+part(?:y|ies)\b|part(?:y|ies)\b)",
+    re.IGNORECASE)
 
 
 # A licence that may not pass to others: its transfer, assignment or sublicensing limited, or the
@@ -488,9 +493,14 @@ def _licence_granted(text: str) -> str | None:
 def _benefits_a_third_party(text: str) -> str | None:
     """A clause giving someone outside the contract rights under it, not the boilerplate that
     denies there is any (CUAD counts only the first)."""
-    if _NO_BENEFICIARY.search(text) and not _BENEFICIARY_NAMED.search(text):
-        return "no third-party beneficiary"
-    return None
+    if _BENEFICIARY_NAMED.search(text):
+        return None
+    mentions = [m.start() for m in _BENEFICIARY.finditer(text)]
+    if mentions:
+        denied = all(_NEGATION.search(_CLAUSE_BREAK.split(text[max(0, at - 250):at])[-1]) for at in mentions)
+    else:
+        denied = bool(_NO_BENEFICIARY.search(text))
+    return "no third-party beneficiary" if denied else None
 
 
 _CATEGORY_CHECKS = {
