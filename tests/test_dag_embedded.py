@@ -133,12 +133,19 @@ def test_audit_explains_bad_arguments(embedded_env: dict[str, str], tmp_path: Pa
 
 def test_a_model_past_its_time_limit_leaves_a_rules_only_audit(embedded_env: dict[str, str], tmp_path: Path) -> None:
     """A document the model cannot finish within the analyse limit (here 6 s, so the gpu task
-    waits 1 s for a 1,000-segment file) is audited by the rules alone, and the report says so."""
+    waits 1 s for a file of 6,000 segments) is audited by the rules alone, and the report says so.
+    The segments are distinct: the model scores a repeated one once, and generated contracts
+    repeat their boilerplate (ten of them made 540 distinct segments, which a fast day's CPU
+    scored in 0.5 s); 5,000 numbered delivery clauses take it several seconds."""
     from pipelines.samples import generate_contract
 
     folder = tmp_path / "in"
     folder.mkdir()
-    (folder / "long.txt").write_text("\n\n".join(generate_contract(seed).text for seed in range(10)))
+    contracts = [generate_contract(seed).text for seed in range(10)]  # what the rules find
+    deliveries = [f"{i + 1}. The Supplier shall deliver {i + 3} units of the product numbered {7 * i + 11} to "
+                  f"warehouse {13 * i + 5} of the Customer within {i % 29 + 2} days of each purchase order."
+                  for i in range(5000)]
+    (folder / "long.txt").write_text("\n\n".join(contracts + deliveries))
     env = {**embedded_env, "CLAUSEMILL_ANALYSE_TIME_LIMIT_S": "6"}
     result = run_cli(["audit", str(folder), "--out", str(tmp_path / "out")], env)
     assert result.returncode == 0, result.stdout + result.stderr
