@@ -16,6 +16,10 @@ segments are, by construction, the least likely; they can still be in the ranked
 
 A segment whose text repeats earlier in the same document (running headers, "[***]") is not
 encoded again: it takes the first one's probabilities.
+
+On a GPU only repeats are skipped: there the lexical pre-pass (padding and bagging every
+segment a second time) cost more than the forward passes it saved (`ClauseModel.rule_out_unlikely`;
+docs/BENCHMARKS.md, "On a GPU again").
 """
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ Date, Renewal Term, Notice Period To Terminate Renewal, Governing Law); Document
 Agreement Date and Effective Date are left to the extractors (models/config.py).  Every
 candidate segment at or above `config.floor` (0.02) is returned, and each category's few best
 segments of the document below it (the ranked tail, models/tail.py), so CUAD's threshold sweep
-has recall; aggregation decides what to show.  Segments the router's lexical term rules out,
-and repeats within a document, skip the backbone (the cascade, models/cascade.py).
+has recall; aggregation decides what to show.  Segments the router's lexical term rules out
+(on a CPU), and repeats within a document, skip the backbone (the cascade, models/cascade.py).
 Confidences are calibrated probabilities; each category's best segment carries the
 probability that the document contains the category.
 """
