@@ -285,10 +285,10 @@ def test_a_full_disk_leaves_the_last_reports_as_they_were(small_disk: Path) -> N
 def test_prediction_texts_are_written_as_cuad_writes_its_answers():
     """Typographic quotes and a PDF's line breaks would hide a match from the scorer's word sets
     and its Parties containment: texts go out plain, one line per distinct plain text."""
-    preamble = "between ACME CORP. (“Supplier”)\nand  Beta Ltd (‘Buyer’)"
+    preamble = "between ACME CORP. (“Supplier”)\nand  Beta Ltd (‘Buyer’)\u037e"
     findings = [f("Parties", 0, 60, 0.9, "key-terms", page=1, text=preamble),
                 f("Parties", 0, 60, 0.8, "model", page=1, text=preamble.replace("\n", " "))]
     document = DocumentResult(1, "acme.pdf", "/in/acme.pdf", "done")
     lines = prediction_lines([(document, aggregate_document(findings, load_playbook(None)))])
-    assert [line["text"] for line in lines] == ["between ACME CORP. (\"Supplier\") and Beta Ltd ('Buyer')"]
+    assert [line["text"] for line in lines] == ["between ACME CORP. (\"Supplier\") and Beta Ltd ('Buyer');"]
     assert (lines[0]["start"], lines[0]["end"]) == (0, 60)  # still offsets into the document's own text
