@@ -8,12 +8,12 @@ floor are kept, because the metric sweeps every threshold.  Playbook issues are 
 and are left out.
 
 Texts are written in plain form: typographic quotes as ASCII ones, a Greek question mark as the
-semicolon it stands for, and each run of whitespace as one space (`start`/`end` still point into the document's own text).  CUAD's answers are
-written that way, while a PDF's text layer keeps “Company” and its line breaks; the scorer
-compares word sets (where “Company” is not "Company") and, for Parties, looks for the answer
-inside the text.  On the 335 training contracts' audit this raised the recall of the
-predictions at threshold 0 from 0.910 to 0.922 on the 50 calibration contracts, Parties
-from 0.916 to 0.968 (docs/ACCURACY.md).
+semicolon it stands for, and each run of whitespace as one space (`start`/`end` still point into
+the document's own text).  CUAD's answers are written that way, while a PDF's text layer keeps
+“Company” and its line breaks; the scorer compares word sets (where “Company” is not "Company")
+and, for Parties, looks for the answer inside the text.  On the 335 training contracts' audit
+this raised the recall of the predictions at threshold 0 from 0.910 to 0.922 on the 50
+calibration contracts, Parties from 0.916 to 0.968 (docs/ACCURACY.md).
 """
 from __future__ import annotations
 
