@@ -292,3 +292,20 @@ def test_prediction_texts_are_written_as_cuad_writes_its_answers():
     lines = prediction_lines([(document, aggregate_document(findings, load_playbook(None)))])
     assert [line["text"] for line in lines] == ["between ACME CORP. (\"Supplier\") and Beta Ltd ('Buyer');"]
     assert (lines[0]["start"], lines[0]["end"]) == (0, 60)  # still offsets into the document's own text
+
+
+def test_a_near_copy_of_a_higher_ranked_line_is_left_out():
+    """Overlapping evidence (a rule's sentence, the model's span of it with a section number) would
+    put the same clause in twice; the lower-ranked near copy goes, a different clause stays."""
+    clause = ("Neither party may assign this Agreement without the prior written consent of the other party, "
+              "which consent shall not be unreasonably withheld")
+    findings = [f("Anti-Assignment", 100, 220, 0.9, "rules", text=clause + "."),
+                f("Anti-Assignment", 98, 222, 0.4, "model", text="12.1 " + clause + ";"),
+                f("Anti-Assignment", 400, 470, 0.3, "model", text="Any assignment in breach of this Section is void.")]
+    document = DocumentResult(1, "acme.pdf", "/in/acme.pdf", "done")
+    assessed = aggregate_document(findings, load_playbook(None))
+    lines = prediction_lines([(document, assessed)])
+    texts = [line["text"] for line in lines]
+    assert clause + "." in texts and "Any assignment in breach of this Section is void." in texts
+    assert "12.1 " + clause + ";" not in texts
+    assert len(texts) == 2

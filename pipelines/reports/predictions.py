@@ -14,6 +14,12 @@ the document's own text).  CUAD's answers are written that way, while a PDF's te
 and, for Parties, looks for the answer inside the text.  On the 335 training contracts' audit
 this raised the recall of the predictions at threshold 0 from 0.910 to 0.922 on the 50
 calibration contracts, Parties from 0.916 to 0.968 (docs/ACCURACY.md).
+
+A line that repeats, nearly word for word, a line ranked at or above it for the same contract and
+category is left out: the evidence of merged findings and the model's wider spans overlap, and a
+near copy adds nothing for someone searching the lower ranks, while the scorer counts it against
+precision whenever its original missed.  The cut (`NEAR_COPY`) was set on the audit of the 335
+training contracts, where it drops a tenth of the lines and no answer (docs/ACCURACY.md).
 """
 from __future__ import annotations
 
@@ -29,9 +35,33 @@ _PLAIN = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "‘": "
                         "\u037e": ";"})
 
 
+NEAR_COPY = 0.85
+"""Share of common words (Jaccard, as CUAD's scorer counts them) from which a line is a near copy."""
+_SCORER_DROPS = str.maketrans({".": "", ",": "", ";": "", ":": "", "/": " "})
+
+
 def plain_text(text: str) -> str:
     """`text` with ASCII quotes and semicolons and single spaces, as CUAD writes its answers."""
     return " ".join(text.translate(_PLAIN).split())
+
+
+def _scored_words(text: str) -> frozenset[str]:
+    return frozenset(text.translate(_SCORER_DROPS).lower().split())
+
+
+def _without_near_copies(lines: list[dict]) -> list[dict]:
+    """`lines` less each line that is a near copy of one ranked at or above it (ties: the order given)."""
+    ranked: dict[tuple[str, str], list[frozenset[str]]] = {}
+    dropped = set()
+    for index in sorted(range(len(lines)), key=lambda i: -lines[i]["probability"]):
+        line = lines[index]
+        words = _scored_words(line["text"])
+        above = ranked.setdefault((line["document"], line["category"]), [])
+        if any(len(words & kept) >= NEAR_COPY * len(words | kept) for kept in above):
+            dropped.add(index)
+        else:
+            above.append(words)
+    return [line for index, line in enumerate(lines) if index not in dropped]
 
 
 def prediction_lines(assessed: list[Assessed]) -> list[dict]:
@@ -50,7 +80,7 @@ def prediction_lines(assessed: list[Assessed]) -> list[dict]:
                 seen.add(text)
                 lines.append({"document": doc.filename, "category": m.finding.category, "text": text,
                               "probability": m.finding.confidence, "start": e.start, "end": e.end, "page": e.page})
-    return lines
+    return _without_near_copies(lines)
 
 
 def write_predictions(assessed: list[Assessed], path: Path) -> Path:
