@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.review.queue import NotYours, ReviewConflict, claim_next, decide, renew, trail, undo_last
+from pipelines.review.queue import NotYours, ReviewConflict, claim_next, decide, hold, trail, undo_last
 from storage import repository, schema
 from storage.database import session_scope
 
@@ -52,12 +52,12 @@ def test_a_lease_that_ran_out_returns_the_item(database_url: str) -> None:
     with session_scope(database_url) as session:
         assert claim_next(session, "ann", NOW, LEASE_S).id == first
         assert claim_next(session, "ann", NOW + timedelta(seconds=60), LEASE_S).id == first  # a reload: the same one
-        renew(session, first, "ann", NOW + timedelta(seconds=600), LEASE_S)
+        hold(session, first, "ann", NOW + timedelta(seconds=600), LEASE_S)  # the item page renews it
     with session_scope(database_url) as session:
         assert claim_next(session, "bob", NOW + timedelta(seconds=1200), LEASE_S).id != first  # renewed: still ann's
         assert claim_next(session, "cy", NOW + timedelta(seconds=1600), LEASE_S).id == first  # ran out
         with pytest.raises(NotYours):
-            renew(session, first, "ann", NOW + timedelta(seconds=1601), LEASE_S)
+            hold(session, first, "ann", NOW + timedelta(seconds=1601), LEASE_S)
 
 
 def test_a_stale_decision_is_refused_with_who_decided_first(database_url: str) -> None:

@@ -107,15 +107,6 @@ def decided_by(reviewer: str) -> ColumnElement[bool]:
                                       mine.action != "undo", ~taken_back).exists())
 
 
-def renew(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: int) -> datetime:
-    """Extend the reviewer's lease while they work on the item; NotYours when it is not theirs."""
-    item = session.get(schema.ReviewItem, item_id, with_for_update=True)
-    if item is None or item.claimed_by != reviewer or item.lease_until is None or item.lease_until <= now:
-        raise NotYours(f"item {item_id} is not claimed by {reviewer}")
-    item.lease_until = now + timedelta(seconds=lease_s)
-    return item.lease_until
-
-
 def decide(session: Session, item_id: int, reviewer: str, action: Action, version: int, now: datetime,
            new: dict | None = None, reason: str | None = None, comment: str | None = None) -> Decision:
     """Record `reviewer`'s decision on the item as of `version`.

@@ -160,12 +160,6 @@ def find_dates_of_year(text: str, year: int) -> list[DateMention]:
     return [d for d in found if d.iso and d.iso[:4] == f"{year:04d}"]
 
 
-def parse_date(text: str) -> str | None:
-    """The ISO value of the first date written in `text`, or None."""
-    found = find_dates(text)
-    return found[0].iso if found else None
-
-
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
