@@ -39,6 +39,6 @@ def train(
     settings = TrainSettings(finetune=FineTuneSettings(epochs=finetune_epochs))
     report = train_model(data, out or DEFAULT_CHECKPOINT, device=device, cache=cache, extra=extra or (),
                          settings=settings, log=console.print)
+    phases = ", ".join(f"{phase} {seconds:.0f} s" for phase, seconds in report.seconds.items())
     console.print(f"[green]Saved {report.path}[/] (version {report.version}); "
-                  f"routing recall@k {report.routing_recall:.3f}; {sum(report.seconds.values()):.0f} s, "
-                  f"of which fine-tuning the backbone {report.seconds.get('fine-tuning', 0.0):.0f} s")
+                  f"routing recall@k {report.routing_recall:.3f}; {sum(report.seconds.values()):.0f} s ({phases})")
