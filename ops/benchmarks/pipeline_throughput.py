@@ -25,7 +25,6 @@ the thresholds where CUAD's P@90R is read (0.02, 0.01, 0.001, 0).  About 8 minut
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import shutil
@@ -36,13 +35,12 @@ import time
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
-from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[2]
 CUAD = REPO.parent / "shared" / "data" / "cuad"
-SCORER = REPO.parent / "shared" / "tools" / "cuad_score.py"
 SPLIT_FILE = REPO / "docs" / "validation_split.txt"
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).parent))  # recall_ceiling: the scorer's loader and the calibration draw
 
 
 def run_batch(files: list[Path], workers: int, label: str, score_with: dict[str, Path] | None = None,
@@ -91,28 +89,26 @@ def run_batch(files: list[Path], workers: int, label: str, score_with: dict[str,
 
 
 def score(predictions: Path, docs: Path) -> str:
-    """cuad_score.py's summary line for the batch's predictions, then precision/recall where P@90R is read."""
-    done = subprocess.run([sys.executable, str(SCORER), "--gold", str(CUAD), "--pred", str(predictions),
-                           "--docs", str(docs)], check=True, capture_output=True, text=True)
+    """cuad_score.py's metric for the batch's predictions (read once, in this process), then
+    precision/recall at the thresholds where P@90R is read."""
+    from recall_ceiling import scorer_module
+
     scorer = scorer_module()
     names = [n for n in docs.read_text(encoding="utf-8").splitlines() if n.strip()]
     gold, categories, aliases = scorer.load_gold(str(CUAD), names)
-    questions = scorer.prepare(gold, scorer.load_pred(str(predictions), aliases, categories)[0])
+    found = scorer.load_pred(str(predictions), aliases, categories)[0]
+    summary = scorer.summarise(*scorer.curve(gold, found))
+    presence = scorer.presence(gold, found, categories, 0.5)[0]  # cuad_score.py's default threshold
+    questions = scorer.prepare(gold, found)
     read = "  ".join("precision/recall at {}: {:.3f}/{:.3f}".format(t, *scorer.pr_at(questions, t))
                      for t in (0.02, 0.01, 0.001, 0.0))
-    return f"{done.stdout.strip().splitlines()[-1]}\n    {read}"
-
-
-def scorer_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cuad_score", SCORER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return (f"documents {len({k for k, _ in gold})}  AUPR {summary['aupr']:.3f}  "
+            f"P@80R {summary['prec_at_80_recall']:.3f}  P@90R {summary['prec_at_90_recall']:.3f}  "
+            f"presence macro-F1 {presence:.3f}\n    {read}")
 
 
 def training_parts(folder: Path) -> dict[str, Path]:
     """The training split's calibration and fitting contracts, each written as a --docs file in `folder`."""
-    sys.path.insert(0, str(Path(__file__).parent))
     from models.corpus import load_cuad
     from recall_ceiling import calibration_documents
 
