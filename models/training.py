@@ -162,7 +162,7 @@ def train_on_documents(documents: list[LabelledDocument], out: Path, *, config: 
         return macro_average_precision(torch.where(ran, refined, router_logits - 100.0), held_labels, held_weights)
 
     mlp_epoch = fit_router_mlp(router, encoded.pooled[fit], rows.features[fit], lexical_oof, rows.labels[fit],
-                               settings.fit, chosen, router_ranking)
+                               settings.fit, chosen, router_ranking, log)
     log(f"router: kept MLP epoch {mlp_epoch}")
     oof = lexical_oof + embedding_logits(router, encoded.pooled[fit], rows.features[fit], chosen)
     clock.lap("router")

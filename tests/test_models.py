@@ -24,11 +24,12 @@ from models.corpus import LabelledDocument  # noqa: E402
 from models.experts import ExpertBank  # noqa: E402
 from models.features import segment_features  # noqa: E402
 from models.finetuning import FineTuneSettings  # noqa: E402
-from models.fitting import FitSettings  # noqa: E402
+from models.fitting import FitSettings, fit_router_mlp  # noqa: E402
 from models.inference import ClauseModel, load_clause_model  # noqa: E402
 from models.headings import heading_of, section_headings  # noqa: E402
 from models.lexical import BIGRAM_BUCKETS, lexical_bag, n_lexical_features  # noqa: E402
 from models.presence import decision_threshold, presence_score  # noqa: E402
+from models.router import Router  # noqa: E402
 from models.tail import choose_tail_sizes, kept_segments  # noqa: E402
 from models.training import TrainSettings, train_on_documents  # noqa: E402
 from pipelines.datamodel import WIDER_SPAN_SOURCE, Finding, PageText, Segment, document_text  # noqa: E402
@@ -278,6 +279,28 @@ def test_a_heading_adds_its_word_pieces_as_features_of_their_own() -> None:
     extra = sorted(set(headed.index[0].tolist()) - set(plain.index[0].tolist()))
     assert extra == [10 + BIGRAM_BUCKETS + 1 + 5, 10 + BIGRAM_BUCKETS + 1 + 7], "after the bigrams, never the segment's"
     assert max(extra) < n_lexical_features(10, headings=True)
+
+
+def test_the_router_mlp_stops_at_the_first_epoch_that_ranks_no_better_and_keeps_the_best() -> None:
+    torch.manual_seed(0)
+    router = Router(hidden=8, n_features=2, width=4, n_categories=3, vocab_size=10)
+    scores = iter([0.50, 0.60, 0.55, 0.90])  # before training, after epochs 1, 2, 3
+    weights: list[torch.Tensor] = []
+
+    def evaluate() -> float:
+        weights.append(router.mlp[-1].weight.detach().clone())
+        return next(scores)
+
+    reported: list[str] = []
+    kept = fit_router_mlp(router, torch.randn(64, 8), torch.randn(64, 2), torch.zeros(64, 3),
+                          torch.randint(0, 2, (64, 3)), FitSettings(router_epochs=4, batch=16), torch.device("cpu"),
+                          evaluate, reported.append)
+    assert kept == 1
+    assert len(weights) == 3  # epoch 2 ranked worse than epoch 1: epochs 3 and 4 never ran
+    assert not torch.equal(weights[1], weights[2])
+    assert torch.equal(router.mlp[-1].weight, weights[1])  # epoch 1's weights are restored
+    assert reported == ["router: MLP epoch 1/4, held-out macro AP 0.6000",
+                        "router: MLP epoch 2/4, held-out macro AP 0.5500"]
 
 
 def test_the_tail_keeps_a_documents_best_segments_under_the_floor() -> None:

@@ -27,8 +27,8 @@ def train(
         help="Reviewers' labels to train on as well: a folder `clausemill review export --training` wrote (repeatable).",
         exists=True, file_okay=False)] = None,
     finetune_epochs: Annotated[int, typer.Option(
-        min=0, help="Epochs of fine-tuning the backbone's layers first (about 2 min each on two cores); "
-                    "0 keeps the wheel's backbone: faster to train, less accurate (MODEL_CARD.md).")] = 6,
+        min=0, help="Epochs of fine-tuning the backbone's layers first (about 4 min each on two cores); "
+                    "0 keeps the wheel's backbone: faster to train, less accurate (MODEL_CARD.md).")] = 5,
 ) -> None:
     """Train the router and experts on CUAD (the validation split in docs/ is left out), and on reviewers' decisions with --extra."""
     from models.checkpoint import DEFAULT_CHECKPOINT
