@@ -138,11 +138,18 @@ def stored_layers(net: TuningNetwork) -> dict[str, torch.Tensor]:
                                     if name.startswith("encoder.layer.")})
 
 
+RNG_STATE = "torch_rng_state"
+"""The cache file's entry for torch's random state after fine-tuning: the heads are initialised
+from that state, so a run that reads the tuned layers from the cache restores it, and its heads
+come out as those of the run that wrote it (without it, `experts-c3f76a69f228` against
+`experts-60a3de227bbb`, MODEL_CARD.md "Training time")."""
+
+
 def cached_fine_tune(cache: Path | None, backbone: Backbone, texts: list[str], labels: torch.Tensor,
                      weights: torch.Tensor, settings: FineTuneSettings, seed: int,
                      log: Callable[[str], None]) -> dict[str, torch.Tensor]:
     """`fine_tune`, read from / written to `cache` (a folder) when given: retraining the heads
-    with other settings then skips the 13 minutes.  The key hashes every input."""
+    with other settings then skips the 19 minutes.  The key hashes every input."""
     if cache is None:
         return stored_layers(fine_tune(backbone, texts, labels, weights, settings, seed, log))
     digest = hashlib.sha256(f"{backbone.encoder.name_or_path}|{backbone.layers}|{asdict(settings)}|{seed}".encode())
@@ -152,8 +159,14 @@ def cached_fine_tune(cache: Path | None, backbone: Backbone, texts: list[str], l
     path = cache / f"tuned-{digest.hexdigest()[:16]}.safetensors"
     if path.exists():
         log(f"fine-tuning: reading the tuned layers from {path}")
-        return load_file(str(path))
+        layers = load_file(str(path))
+        if RNG_STATE in layers:
+            torch.set_rng_state(layers.pop(RNG_STATE))
+        else:
+            log("fine-tuning: this cache file predates the stored random state: the heads will differ from "
+                "those of a run without the cache")
+        return layers
     layers = stored_layers(fine_tune(backbone, texts, labels, weights, settings, seed, log))
     cache.mkdir(parents=True, exist_ok=True)
-    save_file(layers, str(path))
+    save_file({**layers, RNG_STATE: torch.get_rng_state()}, str(path))
     return layers

@@ -171,17 +171,25 @@ def test_a_checkpoint_from_before_the_layers_setting_runs_all_six() -> None:
     assert ModelConfig.from_metadata(ModelConfig(layers=3).to_metadata()).layers == 3
 
 
-def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
+def tiny_documents() -> list[LabelledDocument]:
     documents = []
     for seed in range(4):
         synthetic = generate_contract(seed, short=True)
         spans = tuple((c, s, e) for c, (s, e) in synthetic.clause_spans.items())
         documents.append(LabelledDocument(f"synthetic-{seed}.txt", synthetic.text, spans))
+    return documents
+
+
+TINY_CONFIG = ModelConfig(rank=8, router_hidden=32, max_length=64)
+TINY_SETTINGS = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
+                              negative_rate=0.3, router_folds=2, finetune=FineTuneSettings(epochs=1))
+
+
+def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     out = tmp_path / "tiny.safetensors"
-    config = ModelConfig(rank=8, router_hidden=32, max_length=64)
-    settings = TrainSettings(fit=FitSettings(lexical_iterations=10, linear_epochs=2, router_epochs=2, expert_epochs=1),
-                             negative_rate=0.3, router_folds=2, finetune=FineTuneSettings(epochs=1))
-    report = train_on_documents(documents, out, config=config, settings=settings, device="cpu", log=lambda _: None)
+    config, settings = TINY_CONFIG, TINY_SETTINGS
+    report = train_on_documents(tiny_documents(), out, config=config, settings=settings, device="cpu",
+                                log=lambda _: None)
     loaded = load_checkpoint(out)
     assert loaded.version == report.version and loaded.config.rank == 8
     assert loaded.config.layers == config.layers == 3
@@ -195,6 +203,20 @@ def test_tiny_training_run_saves_a_loadable_checkpoint(tmp_path: Path) -> None:
     _, segments = contract(9)
     for f in model.predict(segments):
         assert 0.0 <= f.confidence <= 1.0 and f.version == report.version
+
+
+def test_a_retrain_from_the_cache_writes_the_checkpoint_the_run_without_it_wrote(tmp_path: Path) -> None:
+    documents, cache = tiny_documents(), tmp_path / "cache"
+    versions, logs = [], []
+    for run in range(2):  # the first writes the tuned layers and backbone outputs, the second reads them
+        lines: list[str] = []
+        versions.append(train_on_documents(documents, tmp_path / f"run{run}.safetensors", config=TINY_CONFIG,
+                                           settings=TINY_SETTINGS, device="cpu", cache=cache,
+                                           log=lines.append).version)
+        logs.append(lines)
+    assert any("reading the tuned layers" in line for line in logs[1])
+    assert not any("reading the tuned layers" in line for line in logs[0])
+    assert versions[0] == versions[1]
 
 
 @needs_checkpoint
