@@ -79,6 +79,75 @@ def test_signature_block_date_when_the_preamble_has_none():
     assert terms["Agreement Date"].detail["how"] == "signature"
 
 
+def test_a_contract_dated_only_by_its_signatures_is_made_on_the_last_one_unless_a_date_line_heads_it():
+    _, terms = _terms(
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is entered into by Wrenfield Grains Ltd and Ostler Bakeries Inc."
+        "\n\n1. Supply. Wrenfield shall supply the flour listed in Exhibit A.",
+        "WRENFIELD GRAINS LTD      OSTLER BAKERIES INC.\nBy: /s/ Ann Lee      By: /s/ Raj Patel\n"
+        "Date: January 26, 2020      Date: January 27, 2020")
+    assert terms["Agreement Date"].value == "2020-01-27"
+    assert terms["Agreement Date"].detail["how"] == "signature"
+    # A "Date:" line above every signature block is the contract's own date.
+    _, terms = _terms(
+        "MAINTENANCE AGREEMENT\n\nDate: March 1, 1998\n\nContract No.: 4544\n\nBetween Kestrel Clinics Inc. "
+        "and Fenwick Systems LLC.\n\n1. Services. Fenwick shall maintain the equipment.",
+        "KESTREL CLINICS INC.      FENWICK SYSTEMS LLC\nBy: /s/ Ann Lee      By: /s/ Raj Patel\n"
+        "Date: March 4, 1998      Date: March 5, 1998")
+    assert terms["Agreement Date"].value == "1998-03-01"
+
+
+def test_signature_dates_on_a_form_that_prints_its_labels_under_the_fields():
+    _, terms = _terms(
+        "HOSTING AGREEMENT\n\nUnder this Hosting Agreement between Gannet Networks Corp. (\"Gannet\") and "
+        "Harrow Outfitters, Inc. (\"Customer\"), Gannet will host Customer's web site.",
+        "Agreed and Accepted:\n\nHarrow Outfitters, Inc.              Gannet Networks Corp.\n\n"
+        "By: /s/ Ann Lee                      By: /s/ Raj Patel\n"
+        "  -------------------------            -------------------------\n"
+        "  Customer Authorized Signature        Authorized Signature\n\n"
+        "Ann Lee         1/9/02                 Raj Patel        1/14/02\n"
+        "-----------------------------          -----------------------------\n"
+        "Name (type or print)      Date         Name (type or print)       Date\n")
+    assert terms["Agreement Date"].value == "2002-01-14"
+    _, terms = _terms(
+        "RESELLER AGREEMENT\n\nThis Reseller Agreement is entered into as of the Effective Date by and between "
+        "Gannet Networks Corp. and Harrow Outfitters, Inc.\n"
+        "By: /s/ Ann Lee By: /s/ Raj Patel\nAnn Lee Raj Patel\nPrinted Name Printed Name\n"
+        "4/24/2018 04/25/2018\nDate Date\n\n1. Appointment. Gannet appoints Harrow as a reseller.")
+    assert terms["Agreement Date"].value == "2018-04-25"
+
+
+def test_thus_done_and_signed_at_a_place_on_a_day_dates_the_contract():
+    _, terms = _terms(
+        "LICENCE AND MAINTENANCE AGREEMENT\n\nentered into by and between\n\nVELDT SOFTWARE (PTY) LIMITED\n"
+        "and\n\nKAROO TELECOMS LIMITED\n\n1. RECORDAL\n\nIt is recorded that Veldt licenses its software.\n\n"
+        + "2. MAINTENANCE\n\nVeldt shall maintain the software and correct its faults as the schedule sets out.\n\n"
+        * 40,  # the signing page comes after the first pages, where a date would be the contract's first
+        "THUS DONE AND SIGNED at Pretoria on this 31st day of March 2001\n\nFor and on behalf of Veldt\n/S/ A. Botha")
+    assert terms["Agreement Date"].value == "2001-03-31"
+
+
+def test_a_clause_that_dates_a_named_agreement_after_its_adjective():
+    _, terms = _terms(
+        "AFFILIATE AGREEMENT\n\nGentlemen:\n\nThe undersigned is a shareholder of Talbot Medical Supply, Inc. "
+        "and will become a shareholder of Corran Health, Inc. pursuant to the Agreement and Plan of Merger, "
+        "dated as of "
+        "December 14, 1997, between them.\n\n1. Shares. The undersigned shall not sell the shares.\n\n"
+        + "2. Covenants. The undersigned shall hold the shares as the letter sets out, and no sale shall be made "
+        "while the restrictions last.\n\n" * 100  # past the first pages, where a cued date is the preamble's
+        + "This Affiliate Agreement is executed as of the 14th day of December, 1997.\n\nVery truly yours,")
+    assert terms["Agreement Date"].value == "1997-12-14"
+    assert terms["Agreement Date"].detail["how"] == "dated-clause"
+
+
+def test_the_date_of_the_schedule_a_joint_filing_agreement_is_about_is_not_its_own():
+    _, terms = _terms(
+        "JOINT FILING AGREEMENT\nThe undersigned hereby agree that the Schedule 13G/A with respect to the shares of "
+        "Class A Common Stock, $0.001 par value per share, of Pellham Trust Inc., dated as of December 31, 2019, is, "
+        "and any amendments thereto signed by each of the undersigned shall be, filed on behalf of each of them.",
+        "FENNIMORE CAPITAL LP\nBy: /s/ Ann Lee\nName: Ann Lee\nDate: January 22, 2020")
+    assert terms["Agreement Date"].value == "2020-01-22"
+
+
 def test_template_blank_whose_underscores_the_text_layer_dropped_is_not_stated():
     _, terms = _terms("STRATEGIC ALLIANCE AGREEMENT\n\nAGREEMENT made as of  , 2013, between Alder Freight Ltd "
                       "and Birchwood Mills plc.")

@@ -71,10 +71,10 @@ def split_rows(cuad: Path, split: str) -> list[dict[str, str]]:
     return [r for r in contracts(cuad) if (Path(r["pdf"]).name in held_out) == (split == "validation")]
 
 
-def analyse_file(args: tuple[str, str, str]) -> list[dict]:
+def analyse_file(args: tuple[str, str, str, bool]) -> list[dict]:
     """Findings for one contract text, as scorer prediction rows (runs in a worker process)."""
-    txt_path, pdf_name, pack_path = args
-    pack = _pack(pack_path)
+    txt_path, pdf_name, pack_path, calibrated = args
+    pack = _pack(pack_path, calibrated)
     raw = Path(txt_path).read_text(encoding="utf-8")
     pages = [PageText(number=1, text=raw, source="plain")]
     text, _ = document_text(pages)
@@ -88,18 +88,19 @@ def analyse_file(args: tuple[str, str, str]) -> list[dict]:
     ]
 
 
-_PACKS: dict[str, RulePack] = {}
+_PACKS: dict[tuple[str, bool], RulePack] = {}
 
 
-def _pack(path: str) -> RulePack:
-    if path not in _PACKS:
-        _PACKS[path] = load_rule_pack(path)
-    return _PACKS[path]
+def _pack(path: str, calibrated: bool) -> RulePack:
+    if (path, calibrated) not in _PACKS:
+        _PACKS[path, calibrated] = load_rule_pack(path, calibrated)
+    return _PACKS[path, calibrated]
 
 
-def predict(cuad: Path, rows: list[dict[str, str]], pack_path: Path, jobs: int) -> list[dict]:
+def predict(cuad: Path, rows: list[dict[str, str]], pack_path: Path, jobs: int,
+            calibrated: bool = True) -> list[dict]:
     load_rule_pack(pack_path)  # a bad pack fails here, once, not in every worker
-    work = [(str(cuad / r["txt"]), Path(r["pdf"]).name, str(pack_path)) for r in rows]
+    work = [(str(cuad / r["txt"]), Path(r["pdf"]).name, str(pack_path), calibrated) for r in rows]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return [p for found in pool.map(analyse_file, work, chunksize=4) for p in found]
 
@@ -116,12 +117,12 @@ def calibrate(cuad: Path, pack_path: Path, jobs: int) -> None:
     rows = split_rows(cuad, "train")
     scorer = _scorer()
     gold, _, aliases = scorer.load_gold(str(cuad), [Path(r["pdf"]).name for r in rows])
-    pack = load_rule_pack(pack_path)
+    pack = load_rule_pack(pack_path, calibrated=False)
     priors = {rule.id: rule.confidence for rule in pack.rules} | pack.key_terms
     hits: Counter[str] = Counter()
     totals: Counter[str] = Counter()
     fired_in: dict[str, set[tuple[str, str]]] = {evidence_id: set() for evidence_id in priors}
-    for p in predict(cuad, rows, pack_path, jobs):
+    for p in predict(cuad, rows, pack_path, jobs, calibrated=False):
         key = (aliases[Path(p["document"]).stem.lower()], scorer.norm_cat(p["category"]))
         answers = gold.get(key, [])
         parties = key[1] == "parties"

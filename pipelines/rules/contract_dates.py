@@ -18,7 +18,7 @@ import re
 from pipelines.datamodel import Segment
 from pipelines.rules.date_cues import (
     OTHER_INSTRUMENT_RE, STRICT_PREAMBLE_CUE_RE, TITLE_BEFORE_RE, TITLE_CONTEXT_CHARS, blank_dates, is_full,
-    signature_dates,
+    last_signing, signature_dates,
 )
 from pipelines.rules.dates import (
     DateMention, add_duration, find_dates, find_dates_of_year, find_durations, find_written_dates,
@@ -115,9 +115,11 @@ _TAKES_EFFECT_ON_SIGNING_RE = re.compile(
     r"\b(?:sign(?:ed|ing|ature|atures)?|execut(?:ed|ion))\b",
     re.IGNORECASE,
 )
-# "This Agreement is dated April 29, 2010", wherever the contract says it.
+# "This Agreement is dated April 29, 2010", "This Affiliate Agreement is executed as of the 14th day
+# of December, 1997", wherever the contract says it.
 SELF_DATED_RE = re.compile(
-    r"(?<![a-z])this\s+(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+(?:dated|made|signed|executed)\s+"
+    r"(?<![a-z])this\s+(?:[A-Z][\w-]*\s+){0,3}?(?:agreement|contract)\s+(?:is|was|shall\s+be)\s+"
+    r"(?:dated|made|signed|executed)\s+"
     r"(?:on\s+|as\s+of\s+)?(?:the\s+)?", re.IGNORECASE)
 # A clause that only refers back to an effective date defined elsewhere.
 _REFERS_TO_EFFECTIVE_DATE_RE = re.compile(r"(?:the\s+)?(?:Effective|Commencement)\s+Date\b", re.IGNORECASE)
@@ -197,7 +199,7 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
     """The contract's own date and where it was read: "preamble" (a cued date or blank on the
     first page, or one under the title), "late-preamble" (a strictly cued one past a cover page
     or a table of contents), "first-date" (the first page's first date), "dated-clause" ("This
-    Agreement is dated ..."), "witness-clause", "signature" (the first signature block's).
+    Agreement is dated ..."), "witness-clause", "signature" (the last signature's, when the blocks alone date it).
 
     `mentions` are the written dates of the first LATE_PREAMBLE_CHARS, `signed` the signature
     blocks' dates.  The key-term values (pipelines/terms/dates.py) read the same choice."""
@@ -221,7 +223,7 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
     if head:
         return head[0], "first-date"
     if signed:
-        return signed[0], "signature"
+        return last_signing(text, signed), "signature"
     return None
 
 

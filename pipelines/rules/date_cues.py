@@ -40,8 +40,10 @@ TITLE_BEFORE_RE = re.compile(r"\b(?:AGREEMENT|CONTRACT)\b[^a-z\n]{0,10}\n?\s*$")
 # executed between the Parties on ...", "the Development Agreement between BKC and X dated ...".
 OTHER_INSTRUMENT_RE = re.compile(
     r"\b(?:WHEREAS|that\s+certain|previously|pursuant\s+to|depositors?|holders?)\b[^.]{0,100}$|"
-    r"\b(?i:a|an|the)\s+(?:[\w-]+\s+){0,7}?(?:Agreement|Contract|Plan)\s*(?:\([^)]{0,40}\)\s*)?,?\s*"
+    r"\b(?i:a|an|the)\s+(?:[\w/-]+\s+){0,7}?(?:Agreement|Contract|Plan|Document|Schedule\s+13[DG](?:/A)?)\s*"
+    r"(?:\([^)]{0,40}\)\s*)?,?\s*"
     r"(?:(?:by\s+and\s+)?(?:between|among)\s+[^.;()]{3,100}?)?"
+    r"(?:(?:with\s+respect\s+to|of)\s+(?:[^.;]|\.(?=\S)){3,120}?)?"
     r"(?:dated|effective|entered\s+into)\b[^.]{0,20}$|"
     r"[“\"](?!(?:Effective|Commencement|Execution)\s+Date)[^”\"]{1,60}[”\"]\s+(?:means|shall\s+mean|the\s+agreement)\b[^.;]{0,160}$")
 # "Date: March 3, 2021" or "Dated: 3/3/21" at the start of a line: a signature block's date.
@@ -52,6 +54,14 @@ _LINE_START_RE = re.compile(r"(?:^|\n)[ \t]*$|\S[ \t]{2,}$|\b(?:By|Name|Title|It
 # "Hamburg, November 19, 2012" or "Rome/Houston, 2 April 2020" on its own line over the signatures.
 _PLACE_DATE_RE = re.compile(r"(?:^|\n)[ \t]*[A-Z][\w.'/-]*(?:[ \t]+[A-Z][\w.'/-]*){0,2},[ \t]*(?=\S)")
 _SIGNATURE_BLOCK_RE = re.compile(r"\b(?:By|Name|Title|Signature)\s*:|/s/", re.IGNORECASE)
+# Forms that print each label under its field: "4/24/2018      04/25/2018\nDate      Date", or
+# "Jane Roe     1/9/02\n-----------\nName (type or print)     Date". A row of labels only.
+_LABEL_ROW_RE = re.compile(r"^[ \t]*(?:[A-Za-z()/,]+[ \t]+)*Date(?:[ \t]+[A-Za-z()/,]+)*[ \t]*$", re.MULTILINE)
+_RULE_LINE_RE = re.compile(r"[ \t_\-=]*")
+LABEL_ROW_LINES = 2  # the field's line sits right above its label, or above a rule line
+# "THUS DONE AND SIGNED at Pretoria on this 31st day of March 2001": the signing formula of
+# South African and other contracts, its place between "signed" and the date.
+_SIGNED_AT_RE = re.compile(r"\bsigned\s+at\s+[^.\d]{1,80}?\bon\s+(?:this\s+)?(?:the\s+)?", re.IGNORECASE)
 # Signature blocks set in columns put the second party's date after the first's:
 # "Date: October 16, 1996      Date: November 5, 1996", "Date: 3/3/21  3/9/21".
 _NEXT_COLUMN_RE = re.compile(r"[ \t]*(?:Dated?[ \t]*:?[ \t]*)?")
@@ -90,7 +100,40 @@ def signature_dates(text: str) -> list[DateMention]:
         dated = _block_date(text, m.start(), m.end())
         if dated is not None and dated.end - m.start() < 60 and not text[dated.end:dated.end + 1].strip():
             found.append(dated)
+    for m in _SIGNED_AT_RE.finditer(text):
+        dated = _block_date(text, m.start(), m.end())
+        if dated is not None:
+            found.append(dated)
+    found += _labelled_below(text)
     return sorted({m.start: m for m in found}.values(), key=lambda m: m.start)
+
+
+def _labelled_below(text: str) -> list[DateMention]:
+    """The dates of a field row whose labels sit under it ("Date" in the row below), in a block."""
+    found = []
+    for label in _LABEL_ROW_RE.finditer(text):
+        lines_end = label.start()
+        for _ in range(LABEL_ROW_LINES):
+            line_start = text.rfind("\n", 0, max(0, lines_end - 1)) + 1
+            line = text[line_start:lines_end]
+            if _RULE_LINE_RE.fullmatch(line.rstrip("\n")):
+                lines_end = line_start
+                continue
+            if _SIGNATURE_BLOCK_RE.search(text, max(0, line_start - SIGNATURE_BLOCK_CHARS),
+                                          label.end() + SIGNATURE_BLOCK_CHARS):
+                found += [d for d in find_written_dates(text, line_start, lines_end) if is_full(d)]
+            break
+    return found
+
+
+def last_signing(text: str, signed: list[DateMention]) -> DateMention:
+    """The date a contract dated only by its signatures was made: the last party's signature
+    completes it, so the latest of the blocks' dates.  A "Date:" line above every signature
+    block is the contract's own date instead ("AGREEMENT\n\nDate: March 1, 1998\n\nBetween")."""
+    first = signed[0]
+    if not _SIGNATURE_BLOCK_RE.search(text, 0, first.start):
+        return first
+    return max(signed, key=lambda m: m.iso or "")
 
 
 def _block_date(text: str, start: int, end: int) -> DateMention | None:

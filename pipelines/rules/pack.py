@@ -271,14 +271,18 @@ def parse_rule_pack(doc: Any, where: str = "rule pack") -> RulePack:
                     category_severity=category_severity)
 
 
-def load_rule_pack(path: str | Path) -> RulePack:
-    """Read, validate and compile the pack at `path`, with the calibration beside it."""
+def load_rule_pack(path: str | Path, calibrated: bool = True) -> RulePack:
+    """Read, validate and compile the pack at `path`, with the calibration beside it unless
+    `calibrated` is false: a new calibration is measured with the hand-set confidences, so that it
+    does not depend on the calibration it replaces."""
     path = Path(path)
     try:
         pack = parse_rule_pack(_load_yaml(path), where=str(path))
     except RulePackError as exc:
         message = str(exc)
         raise RulePackError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+    if not calibrated:
+        return pack
     calibration, presence = _load_calibration(path.with_name(CALIBRATION_FILE), pack.version)
     return RulePack(pack.version, pack.rules, pack.key_terms, pack.category_severity, calibration, str(path),
                     presence)

@@ -139,7 +139,7 @@ def _from_mention(mention: DateMention, how: str) -> _Found:
 
 
 def _agreement_date(text: str, mentions: list[DateMention], signed: list[DateMention]) -> _Found | None:
-    """The preamble's date, or its blank; else the witness clause's; else the first signature's
+    """The preamble's date, or its blank; else the witness clause's; else the last signature's
     (the choice the key-term candidates make, pipelines/rules/contract_dates.py)."""
     chosen = agreement_date_mention(text, mentions, signed)
     if chosen is None:
