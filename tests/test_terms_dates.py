@@ -148,6 +148,30 @@ def test_the_date_of_the_schedule_a_joint_filing_agreement_is_about_is_not_its_o
     assert terms["Agreement Date"].value == "2020-01-22"
 
 
+def test_effective_dates_glued_by_the_text_layer_for_all_purposes_on_the_day_of_or_labelled_in_a_schedule():
+    parties = " by and between Osprey Minerals Inc. and Tallis Freight LLC."
+    cases = {
+        "This Development Agreement is entered into on April 15, 2010 (\u201cEffectiveDate\u201d)" + parties:
+            "2010-04-15",
+        "THIS AMENDMENT is made and entered into, effective for all purposes and in all respects as of\n"
+        "the 23rd day of February, 1998," + parties: "1998-02-23",
+        "COOPERATION AGREEMENT" + parties + "\n\n3.1 This Agreement is effective on the day of May 1, 2013 and "
+        "the effective term is two years.": "2013-05-01",
+        "OUTSOURCING AGREEMENT" + parties + "\n\n1.4 Contract Term\n\nThe commencement date for this contract "
+        "will be 16th June 2004.": "2004-06-16",
+        "CONTENT LICENSING AGREEMENT" + parties + "\n\nAPPENDIX 2\n\n2 TERMS\n\n 2.1 Contract start: 04-01-06\n\n"
+        " 2.2 Contract end: 04-01-08": "2006-04-01",
+    }
+    for text, effective in cases.items():
+        assert _terms(text)[1]["Effective Date"].value == effective, text
+    _, terms = _terms(
+        "TRANSPORTATION AGREEMENT" + parties + "\n\n14.This Agreement takes effect upon the signatures and seals of "
+        "both Parties in triplicate.",
+        "Party A: Osprey Minerals Inc. Party B: Tallis Freight LLC\nCompany seal: /s/ Osprey Minerals Inc.\n\n"
+        "Date: December 22, 2014 Date: December 22, 2014")
+    assert terms["Effective Date"].value == "2014-12-22"
+
+
 def test_template_blank_whose_underscores_the_text_layer_dropped_is_not_stated():
     _, terms = _terms("STRATEGIC ALLIANCE AGREEMENT\n\nAGREEMENT made as of  , 2013, between Alder Freight Ltd "
                       "and Birchwood Mills plc.")

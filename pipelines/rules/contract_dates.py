@@ -41,7 +41,8 @@ PREAMBLE_CUE_RE = re.compile(
 )
 WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF[^.]{0,300}", re.IGNORECASE)
 EFFECTIVE_BEFORE_RE = re.compile(
-    r"\beffective\s+(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$|"
+    r"\beffective\s+(?:for\s+all\s+purposes\s+(?:and\s+in\s+all\s+respects\s+)?)?"  # "effective for all purposes as of"
+    r"(?:as\s+(?:of|from)\s+|on\s+|from\s+|date\s*:?\s*)?(?:the\s+|this\s+)?$|"
     r"\bwith\s+(?:retroactive\s+)?effect\s+(?:as\s+(?:of|from)|from|on)\s+(?:the\s+)?$",  # "with effect from 1 June 2010"
     re.IGNORECASE,
 )
@@ -50,16 +51,18 @@ EFFECTIVE_BEFORE_RE = re.compile(
 # where the label is the next date's.
 EFFECTIVE_AFTER_RE = re.compile(
     r"^[^()\n]{0,15}?\(\s*(?:(?:the|this|hereinafter|herein|referred|to|as|called)\s+)*[\"“”']?\s*(?:\w+\s+)?"
-    r"Effective\s+Date|"
-    r"^[\s,]*(?:(?:hereinafter|herein)\s+(?:called|referred\s+to\s+as)\s+(?:the\s+)?)?[\"“”']?Effective\s+Date"
+    r"Effective\s*Date|"  # the text layer may glue the words: "(“EffectiveDate”)"
+    r"^[\s,]*(?:(?:hereinafter|herein)\s+(?:called|referred\s+to\s+as)\s+(?:the\s+)?)?[\"“”']?Effective\s*Date"
     r"(?!\s*:?\s*(?:\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d))",  # not a label of the next date
     re.IGNORECASE,
 )
-# '"Effective Date" means ...', '"Effective Date" shall have the meaning set forth in the preamble'.
+# '"Effective Date" means ...', '"Effective Date" shall have the meaning set forth in the preamble',
+# "The commencement date for this contract will be 16th June 2004".
 _EFFECTIVE_DEFINITION_RE = re.compile(
-    r"[\"“”']?\b(?:Effective|Commencement)\s+Dates?[\"“”']?\s*(?:of\s+(?:this|the)\s+(?:\w+\s+){0,2}?)?"
+    r"[\"“”']?\b(?:Effective|Commencement)\s+Dates?[\"“”']?\s*(?:(?:of|for)\s+(?:this|the)\s+(?:\w+\s+){0,2}?)?"
     r"(?:shall\s+mean|means|(?:shall|will)\s+be|is|:|(?:shall\s+have|has)\s+the\s+meaning|"
-    r"(?=\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))",
+    r"(?=\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))|"
+    r"\b(?:contract|agreement)\s+start(?:\s+date)?\s*:",  # a schedule's "Contract start: 04-01-06"
     re.IGNORECASE,
 )
 # Signs that the contract has an effective date of its own, wherever it is said: a defined

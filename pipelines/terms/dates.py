@@ -30,14 +30,16 @@ AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
 # DATE" - January 21, 2002", "The Effective Date of
 # this Agreement shall be ...", and the unquoted entries of a definitions list: "(f) Effective
 # Date means May 3, 2006", "EFFECTIVE DATE means 18 May 2000", "Commencement Date means the date
-# of this Agreement".
+# of this Agreement", "The commencement date for this contract will be 16th June 2004", and a
+# schedule's "Contract start: 04-01-06".
 _EFFECTIVE_TERM = r"(?:Effective|EFFECTIVE|Commencement|COMMENCEMENT)\s+(?:Date|DATE)"
 _EFFECTIVE_DEFINITION_RE = re.compile(
     rf"[\"“”']\s*{_EFFECTIVE_TERM}\s*[\"“”']\s*(?i:of\s+this\s+(?:[\w-]+\s+){{0,2}}?(?=shall\s+mean|means))?"
     r"(?i:shall\s+mean|means|:|[-–—]|is|shall\s+be)\s+|"
     rf"(?:^|[.:;]\s+|\(\w{{1,4}}\)\s*|\b\d+(?:\.\d+)*\.?\s+){_EFFECTIVE_TERM}\s+(?i:shall\s+mean|means)\s+|"
-    rf"(?:^|[.:]\s+)(?i:the)\s+(?:{_EFFECTIVE_TERM}|effective\s+date(?=\s+of\s+this))\s+"
-    r"(?i:(?:of\s+this\s+\w+(?:\s+\w+)?\s+)?(?:shall\s+(?:mean|be)|means|is))\s*:?\s+",
+    rf"(?:^|[.:]\s+)(?i:the)\s+(?:{_EFFECTIVE_TERM}|(?i:effective|commencement)\s+date(?=\s+(?:of|for)\s+this))\s+"
+    r"(?i:(?:(?:of|for)\s+this\s+\w+(?:\s+\w+)?\s+)?(?:shall\s+(?:mean|be)|will\s+be|means|is))\s*:?\s+|"
+    r"(?i:\b(?:contract|agreement)\s+start(?:\s+date)?\s*:\s*)",
     re.MULTILINE,
 )
 # The preamble's "effective as of the date of the last signature" / "effective upon the Closing".
@@ -78,7 +80,7 @@ _TAKES_EFFECT_RE = re.compile(
 _FROM_ITS_OWN_DATE_RE = re.compile(
     r"(?:date\s+(?:hereof|of\s+(?:this|the)\s+(?:agreement|contract))|"
     r"(?:date|day(?:\s+and\s+year)?)\s+(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|stated)(?:\s+above)?|"
-    r"(?:date\s+of\s+)?(?:its\s+|the\s+)?(?:execution|signature|signing)\b|"
+    r"(?:date\s+of\s+)?(?:its\s+|the\s+)?(?:execution|signatures?|signing)\b|"
     r"date\s+(?:on\s+which|when|that)\s+(?:it|this\s+(?:agreement|contract))\s+is\s+(?:signed|executed))",
     re.IGNORECASE,
 )
@@ -325,7 +327,14 @@ def _resolve_reference(text: str, start: int, agreement: _Found | None,
     if _MEANS_SIGNING_RE.search(phrase) and agreement is not None and agreement.how == "preamble":
         # No signature block dates it, so it was signed when the preamble says it was made.
         return _Found(agreement.value, agreement.start, agreement.end, "agreement-date", agreement.written, phrase)
+    dated = find_written_dates(text, start, end + DATE_AFTER_REFERENCE_CHARS)
+    if dated and dated[0].start - start <= DATE_AFTER_REFERENCE_CHARS and is_full(dated[0]):
+        # "effective on the day of May 1, 2013": a date, not a reference
+        return _from_mention(dated[0], "called-effective")
     return _Found(phrase, start, end, "reference", phrase, phrase)
+
+
+DATE_AFTER_REFERENCE_CHARS = 12  # "the day of " before the date
 
 
 def _last_signature(signed: list[DateMention], phrase: str) -> _Found:
