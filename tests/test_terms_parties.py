@@ -402,3 +402,30 @@ def test_a_street_in_an_address_is_still_no_name():
     value = read_parties('This Agreement is made between Alder Corp., 100 Main Street, Springfield ("Alder") and '
                          'Birch LLC, Fleet Street, London ("Birch").\n\n1. Services.')
     assert value is not None and value.value == 'Alder Corp. ("Alder"); Birch LLC ("Birch")'
+
+
+def test_nda_layouts_read_from_a_made_effective_by_an_unquoted_role_a_list_of_the_undersigned_and_a_first_person():
+    def names(text: str) -> list[tuple[str, list[str]]]:
+        return [(p["name"], p["short_names"]) for p in _parties(text)]
+
+    assert names('This Non-Disclosure Agreement ("Agreement") is made effective as of April 2, 2024 (the "Effective '
+                 'Date") by Verdant Foods Co., an Oregon corporation ("Discloser"), and Marcus Lee, an individual '
+                 'residing in Portland, Oregon ("Recipient").\n\n1. Confidentiality.') == [
+        ("Verdant Foods Co.", ["Discloser"]), ("Marcus Lee", ["Recipient"])]
+    # An Australian deed's roles, unquoted at the end of each party's line; a subtitle alone on its line is no role.
+    assert names("CONFIDENTIALITY DEED\n(Project Koala)\n\nParties\nSouthern Cross Mining Pty Ltd ACN 123 456 789 of 10 "
+                 "George Street, Sydney NSW 2000 (Discloser)\nBlue Gum Engineering Pty Ltd ACN 987 654 321 of 5 Collins "
+                 "Street, Melbourne VIC 3000 (Recipient)\n\n1. Term") == [
+        ("Southern Cross Mining Pty Ltd", ["Discloser"]), ("Blue Gum Engineering Pty Ltd", ["Recipient"])]
+    assert names("MANUFACTURING AND SUPPLY AGREEMENT\n(KX-12 Licensed Products)\nBetween\nHANBIT CO., LTD.\nAnd\nORCHID "
+                 "THERAPEUTICS, INC.\nDated: May 2, 2018\n\nMANUFACTURING AND SUPPLY AGREEMENT\n(KX-12 Licensed Products)\n"
+                 "This Agreement is made as of May 2, 2018 by and between:\nHanbit Co., Ltd., a corporation of the "
+                 'Republic of Korea ("Hanbit") and\nOrchid Therapeutics, Inc., a Delaware corporation ("Orchid").\n'
+                 "RECITALS") == [("Hanbit Co., Ltd.", ["Hanbit"]), ("Orchid Therapeutics, Inc.", ["Orchid"])]
+    assert names('NON-DISCLOSURE AGREEMENT\n\nThe undersigned:\n\n1. Tulipa Software B.V., a private limited liability '
+                 'company having its registered office in Amsterdam, hereinafter: "Tulipa";\n\nand\n\n2. Nordlys Energy '
+                 'AS, a company incorporated under the laws of Norway, hereinafter: "Nordlys";\n\nagree as follows:') == [
+        ("Tulipa Software B.V.", ["Tulipa"]), ("Nordlys Energy AS", ["Nordlys"])]
+    assert names('CONFIDENTIALITY AGREEMENT\n\nI, Jordan Ellis, in consideration of my engagement as a consultant by '
+                 'Summit Ridge Analytics LLC (the "Company"), agree to keep confidential all Confidential Information '
+                 'of the Company.') == [("Summit Ridge Analytics LLC", ["Company"]), ("Jordan Ellis", [])]

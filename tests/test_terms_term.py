@@ -406,3 +406,9 @@ def test_an_objection_in_writing_stops_a_renewal():
     _, terms = _terms(PREAMBLE + "9.1 The term of this Agreement is one (1) year, and it will be renewed each year "
                       "automatically unless either party objects in writing 30 days before the anniversary date.")
     assert terms["Renewal Term"].value == "P1Y" and terms[NOTICE].value == "P30D"
+
+
+def test_a_contract_entered_into_or_concluded_for_a_period_states_its_term():
+    for verb in ("is entered into", "is concluded"):
+        _, terms = _terms(PREAMBLE + f"1. This Agreement {verb} for a period of three (3) years.\n\n2. Notices.")
+        assert terms["Initial Term"].value == "P3Y", verb

@@ -53,11 +53,14 @@ class Mention:
 _INTRO_RE = re.compile(
     r"\b(?:by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
     r"made\s+by(?!\s+and\b)|executed\s+by|"
-    r"(?:made|entered\s+into)\s+(?:as\s+of|on|this)\s+[^.()\"“]{3,60}?\bby(?!\s+and\b))\b\s*:?"
+    r"(?:made|entered\s+into)\s+(?:as\s+of|on|this)\s+[^.()\"“]{3,60}?\bby(?!\s+and\b)|"
+    # "is made effective as of April 2, 2024 (the "Effective Date") by Verdant Foods Co."
+    r"made\s+effective\s+(?:as\s+of|on)\s+[^.;]{3,80}?\bby(?!\s+and\b))\b\s*:?"
     # a "PARTIES", "Article 1 Parties to this Contract" or "PREAMBLE" heading over the list
     r"|(?P<heading>^[ \t]*(?:(?-i:CHAPTER|Chapter|ARTICLE|Article)[ \t]+\w+[ \t.:]+)?(?-i:PARTIES|Parties|PREAMBLE)"
     r"(?:[ \t]+(?-i:TO|to)[ \t]+(?-i:THIS|this|THE|the)[ \t]+[\w \t]{0,40}?)?[ \t]*:?[ \t]*$)"
-    r"|(?-i:B\s?E\s?T\s?W\s?E\s?E\s?N)\s*:",  # "B E T W E E N:"
+    r"|(?-i:B\s?E\s?T\s?W\s?E\s?E\s?N)\s*:"  # "B E T W E E N:"
+    r"|^[ \t]*the\s+undersigned\s*:",  # a Dutch or German form's list: "The undersigned:\n\n1. Tulipa B.V., ..."
     re.IGNORECASE | re.MULTILINE,
 )
 _PREAMBLE_END_RE = re.compile(
@@ -87,7 +90,7 @@ _SINGLE_QUOTED_RE = re.compile(r"(?:‘‘|''|[‘'])\s*([^‘’'\"“”\n]{1,
 # A definition whose closing quote was dropped: ("Celebrity).
 _UNCLOSED_QUOTE_RE = re.compile(r"^\s*(?:the\s+)?[\"“]\s*([A-Z][^\"“”\n]{0,40}?)\s*$")
 _HEREINAFTER_RE = re.compile(
-    r"\b(?:hereinafter|hereafter)\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
+    r"\b(?:hereinafter|hereafter)\s*:?\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
     r"[\"“”‘]\s*([^\"“”’\n]{1,60}?)\s*[\"“”’]",
     re.IGNORECASE,
 )
@@ -96,7 +99,8 @@ _BARE_HEREINAFTER_RE = re.compile(
     r"\(\s*(?:hereinafter|hereafter)\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
     r"(?P<short>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s*\)", re.IGNORECASE)
 # A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and".
-_BARE_SHORT_RE = re.compile(r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$))")
+_BARE_SHORT_RE = re.compile(
+    r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$)|[ \t]*\n)")
 # Short names that are not a party: the agreement, dates, the parties collectively ("Party A"
 # is one party, and so is an NDA's "Disclosing Party").
 _NOT_A_PARTY_RE = re.compile(
@@ -190,10 +194,11 @@ def _defined_roles(text: str) -> list[Mention]:
 # "Company"), I, Michael Chen, agree as follows".  The writer is a party as much as the company.
 _FIRST_PERSON_RE = re.compile(
     r"\bI,\s+(?:the\s+undersigned,?\s+)?(?P<name>[A-Z][\w.'’\-]*(?:\s+[A-Z][\w.'’\-]*){1,4}),\s+"
+    r"(?:in\s+consideration\s+of\s+[^;]{0,200}?,\s+)?"  # "I, Jo Ellis, in consideration of my engagement ..., agree"
     r"(?:(?:do\s+)?hereby\s+)?(?:agree|acknowledge|understand|represent|covenant|certify|promise|undertake)")
 _ENGAGED_BY_RE = re.compile(
     r"(?i)\bmy\s+(?:(?:continued|proposed)\s+)?(?:employment|engagement|services?|consulting\s+relationship)\s+"
-    r"(?:by|with|for|to)\s+")
+    r"(?:as\s+(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?(?:by|with|for|to)\s+")  # "my engagement as a consultant by"
 
 
 def _first_person(text: str) -> list[Mention]:
@@ -351,13 +356,15 @@ def _definitions(text: str, start: int, end: int) -> list[tuple[int, int, list[s
 
 def _unquoted_shorts(text: str, p_start: int, p_end: int) -> list[str] | None:
     """A short name the drafter or the PDF left unquoted: "(hereinafter referred to as Party A)",
-    "Bioeq IP AG (Bioeq) and".  A bracketed suffix ("(LLC)") or organisation is part of a name,
-    though "(the Company)" is a role."""
+    "Bioeq IP AG (Bioeq) and", "Blue Gum Pty Ltd ACN 987 654 321 of 5 Collins Street (Recipient)" at
+    a line's end, though not a subtitle alone on its line ("(DA-9801 Licensed Products)").  A
+    bracketed suffix ("(LLC)") or organisation is part of a name, though "(the Company)" is a role."""
     hereinafter = _BARE_HEREINAFTER_RE.fullmatch(text, p_start, p_end)
     if hereinafter and not _NOT_A_PARTY_RE.search(hereinafter.group("short")):
         return [hereinafter.group("short").strip(" ,.;")]
     bare = _BARE_SHORT_RE.match(text, p_start, min(len(text), p_end + 6))
-    if bare is None or is_organisation(bare.group(1)) or (
+    alone_on_its_line = not text[text.rfind("\n", 0, p_start) + 1:p_start].strip()
+    if bare is None or alone_on_its_line or is_organisation(bare.group(1)) or (
             is_corporate_suffix(bare.group(1)) and bare.group(1).lower() not in ROLE_WORDS):
         return None
     return [bare.group(1)]

@@ -61,7 +61,8 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?<![a-z])(?<!termination\sof\s)(?<!expiration\sof\s)(?:this|the)\s+(?:\w+\s+){0,3}?(?:agreement|contract)\b"
         r"(?:\s*\([^)]{0,40}\))?\s+(?:(?:remains|continues|expires|terminates|ends|runs|is\s+(?:effective|valid))\s+"
         r"(?:in\s+(?:full\s+)?(?:force|effect)\b|until\b|for\b|on\b)|has\s+(?:an?\s+)?(?:(?:initial|original|fixed)\s+)?"
-        r"(?:term|duration)\s+of\b)",
+        r"(?:term|duration)\s+of\b|"
+        r"(?:is|has\s+been)\s+(?:entered\s+into|concluded)\s+for\b)",  # "This Agreement is entered into for a period"
         re.IGNORECASE),
     # "The Recipient's duty to protect Confidential Information shall expire five (5) years from ..."
     re.compile(r"\b(?:obligations|dut(?:y|ies))\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain|expire|terminate)\b"
