@@ -412,3 +412,9 @@ def test_a_contract_entered_into_or_concluded_for_a_period_states_its_term():
     for verb in ("is entered into", "is concluded"):
         _, terms = _terms(PREAMBLE + f"1. This Agreement {verb} for a period of three (3) years.\n\n2. Notices.")
         assert terms["Initial Term"].value == "P3Y", verb
+
+
+def test_an_ndas_obligations_that_will_last_for_a_period_state_its_term():
+    _, terms = _terms(PREAMBLE + "5. The Parties' obligations under this Agreement will last for a period of 5 years "
+                      "from the Effective Date.\n\n6. Notices.")
+    assert terms["Initial Term"].value == "P5Y"

@@ -64,8 +64,9 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:term|duration)\s+of\b|"
         r"(?:is|has\s+been)\s+(?:entered\s+into|concluded)\s+for\b)",  # "This Agreement is entered into for a period"
         re.IGNORECASE),
-    # "The Recipient's duty to protect Confidential Information shall expire five (5) years from ..."
-    re.compile(r"\b(?:obligations|dut(?:y|ies))\b[^.]{0,200}?\bshall\s+(?:survive|continue|remain|expire|terminate)\b"
+    # "The Recipient's duty to protect Confidential Information shall expire five (5) years from ...",
+    # "The Parties' obligations under this Agreement will last for a period of 5 years"
+    re.compile(r"\b(?:obligations|dut(?:y|ies))\b[^.]{0,200}?\b(?:shall\s+(?:survive|continue|remain|expire|terminate|last)|will\s+last)\b"
                r"(?!\s+(?:responsible|liable|bound|obligated|subject)\b)|"
                # "Recipient agrees to keep all Confidential Information confidential for a period of five (5) years"
                r"\b(?:keep|hold|maintain)\b[^.]{0,150}?\bconfiden\w*\b[^.]{0,80}?\bfor\s+(?:a\s+)?(?:period\s+of\s+)?\S",
