@@ -181,7 +181,10 @@ def test_predictions_follow_the_scorer_format(full: Path):
     assert {line["document"] for line in lines} == {"acme-supply.pdf", "clean-services.pdf"}
     non_compete = [line for line in lines if line["category"] == "Non-Compete"]
     assert {line["text"] for line in non_compete} == {NON_COMPETE, "shall not, during the Term, sell competing"}
-    assert {line["probability"] for line in non_compete} == {round(1 - 0.08 * 0.2, 4)}
+    # the model's quote (0.92) at the merged confidence; the rule's (0.8) raised by as much as the merge added
+    merged = round(1 - 0.08 * 0.2, 4)
+    assert {line["text"]: line["probability"] for line in non_compete} == {
+        NON_COMPETE: merged, "shall not, during the Term, sell competing": round(0.8 + merged - 0.92, 4)}
     assert any(line["category"] == "Audit Rights" for line in lines)  # under the floor, still a candidate
 
 
@@ -309,3 +312,18 @@ def test_a_near_copy_of_a_higher_ranked_line_is_left_out():
     assert clause + "." in texts and "Any assignment in breach of this Section is void." in texts
     assert "12.1 " + clause + ";" not in texts
     assert len(texts) == 2
+
+
+def test_a_key_terms_wide_quote_keeps_its_own_rank_below_the_exact_one():
+    """A date called effective and the takes-effect clause around it merge into one finding; the
+    clause, rarely CUAD's answer, must not go out at the date's confidence."""
+    clause = 'The term of this Agreement shall commence on April 1, 2018 (the "Effective Date")'
+    findings = [f("Effective Date", 45, 58, 0.977, "key-terms", text="April 1, 2018"),
+                f("Effective Date", 0, len(clause), 0.254, "key-terms", text=clause)]
+    document = DocumentResult(1, "acme.pdf", "/in/acme.pdf", "done")
+    assessed = aggregate_document(findings, load_playbook(None))
+    assert len([m for m in assessed.findings if m.finding.category == "Effective Date"]) == 1  # merged
+    lines = {line["text"]: line["probability"] for line in prediction_lines([(document, assessed)])}
+    merged = assessed.findings[0].finding.confidence
+    assert lines == {"April 1, 2018": merged, clause: round(0.254 + merged - 0.977, 4)}
+    assert lines[clause] < 0.3
