@@ -358,6 +358,27 @@ def test_renewal_term_and_notice_period():
     assert _values(findings, "Notice Period To Terminate Renewal") == ["60 days"]
 
 
+def test_periods_stretched_policies_renewed_and_calendar_quarters_are_no_renewal_term():
+    from pipelines.rules.renewal import find_renewal_terms
+
+    not_renewals = [
+        "Sponsor acknowledges that such rights do not automatically extend to Other Events at the Stadium.",
+        "If an event of Force Majeure occurs, a Party's obligations shall be suspended during the delay and shall be "
+        "automatically extended, without penalty, for a period equal to such suspension.",
+        "Whenever an action is required within a specified period of time and is affected by an arbitration, such "
+        "period shall automatically be extended by the number of days taken for the determination.",
+        "All policies shall be renewed, and a renewal Certificate of Insurance mailed to the Company.",
+        '1.9 "Calendar Quarter" shall mean each successive period of three (3) calendar months commencing on January 1.',
+        "The Plans are the Group Benefit Plan and the Evergreen Packaging Pension Plan.",
+    ]
+    for sentence in not_renewals:
+        text, segments = _document(sentence)
+        assert find_renewal_terms(text, segments) == [], sentence
+    text, segments = _document("This Agreement shall renew automatically for successive one (1) year periods, an "
+                               "evergreen arrangement.")
+    assert [e.value for e in find_renewal_terms(text, segments)] == ["successive 1 year"]
+
+
 def test_parties_with_defined_names():
     text, _ = _document(CONTRACT_PAGE_1)
     found = find_parties(text)

@@ -18,10 +18,16 @@ _RENEWAL_RE = re.compile(
     r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
     r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
     r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,3}?for\s+(?:an?\s+)?(?:additional|further|successive|"
-    r"subsequent|like)\b|\bevergreen\b|\bshall\s+be\s+renewed\b|\bauto-renew",
+    r"subsequent|like)\b|(?-i:\bevergreen\b)|\bshall\s+be\s+renewed\b|\bauto-renew",  # not "Evergreen Packaging"
     re.IGNORECASE,
 )
-NOT_RENEWAL_RE = re.compile(r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?renew", re.IGNORECASE)
+NOT_RENEWAL_RE = re.compile(
+    r"\b(?:no|not)\s+(?:be\s+)?(?:automatic(?:ally)?\s+)?(?:renew|extend)|"  # "such rights do not automatically extend"
+    # a period stretched by a delay, not the contract renewed: force majeure, an arbitration's days
+    r"\bforce\s+majeure\b|\bextended\s+by\s+(?:the\s+)?number\s+of\s+days\b|\bfor\s+a\s+period\s+equal\s+to\b|"
+    # insurance policies renewed; a calendar period defined as successive months
+    r"\bpolic(?:y|ies)\b|[\"“](?:Calendar|Contract|Fiscal|Lease|Royalty)\s+(?:Quarter|Year|Month|Period)[\"”]",
+    re.IGNORECASE)
 _NOTICE_RE = re.compile(r"\bnotice\b", re.IGNORECASE)
 BEFORE_END_RE = re.compile(
     r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|prior\s+(?=the\s)|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
