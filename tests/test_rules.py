@@ -331,6 +331,22 @@ def test_a_term_commencing_on_something_other_than_a_date_is_not_a_start():
     assert not _spans(found, "Effective Date", "effective-date/clause")
 
 
+def test_a_contents_entry_and_another_commencement_date_define_no_effective_date():
+    from pipelines.rules.contract_dates import contract_dates
+
+    def definitions(page: str) -> list[str]:
+        text, segments = _document(page)
+        return [text[e.start:e.end] for e in contract_dates(text, segments)
+                if e.kind in ("effective-date/definition", "effective-date/definition-clause")]
+
+    assert definitions("TABLE OF CONTENTS\n\n7.1 Termination Prior to the Effective Date 15\n\n-i-") == []
+    assert definitions('"Construction Commencement Date" means the date set out in the Addendum.') == []
+    assert definitions("(d) Maintenance Commencement Date means the date acceptance testing is completed.") == []
+    assert "11/4/10" in definitions("Agreement Number:  CW251207\n\nEffective Date:  11/4/10\n\nCompany Name: Acme")
+    assert "March 1, 1996" in definitions("Agreement Number: N115        Effective Date: March 1, 1996        Term: 1 Year")
+    assert "May 1, 2016" in definitions("1.9. Effective Date shall mean May 1, 2016.")
+
+
 def test_effective_date_given_by_reference_and_the_last_signature():
     _, found = _date_evidence(
         'SUPPLY AGREEMENT ("Supply Agreement") effective as of the date of last signing ("Effective Date") between '

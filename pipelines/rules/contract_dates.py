@@ -338,6 +338,18 @@ def called_effective(text: str, mention: DateMention) -> bool:
     return bool(EFFECTIVE_BEFORE_RE.search(before) or EFFECTIVE_AFTER_RE.search(after))
 
 
+# A word that makes a defined start date another one than the contract's: "Construction
+# Commencement Date", "Maintenance Commencement Date", "Promotion Commencement Date" (not an
+# amendment's or an addendum's own "Amendment Effective Date", which CUAD takes for theirs).
+_OTHER_START_RE = re.compile(
+    r"\b(?:Construction|Renovation|Maintenance|Promotion|Rate|Royalty|Launch|Production|Delivery|Payment|"
+    r"Conversion|Closing|Completion|Warranty|Opening|Operations?)[\"“”']?[ \t]$", re.IGNORECASE)
+
+
+def _another_date(text: str, start: int) -> bool:
+    return bool(_OTHER_START_RE.search(text, max(0, start - 40), start))
+
+
 def _clause_head(text: str, subject: int, verb_end: int, end: int) -> tuple[int, int]:
     """The takes-effect clause from its subject ("This Agreement ...") to the end of its first
     conjunct: CUAD often annotates "This Agreement is effective as of the date hereof" without
@@ -414,8 +426,11 @@ def effective_date(text: str, segments: list[Segment], agreement: list[Evidence]
         if called_effective(text, mention):
             found.append(Evidence(category, mention.start, mention.end, "effective-date/called-effective", mention.iso))
     for m in _EFFECTIVE_DEFINITION_RE.finditer(text):
-        start, end = _clause(text, segments, m.start(), m.end())
         dated = find_written_dates(text, m.end(), min(len(text), m.end() + 60))
+        if _another_date(text, m.start()) or (m.group().rstrip("\"“”' ").endswith(("Date", "DATE", "Dates", "DATES"))
+                                              and not (dated and dated[0].start - m.end() < 3)):
+            continue  # "Construction Commencement Date" means; a contents list's "1.3 Effective Date 2"
+        start, end = _clause(text, segments, m.start(), m.end())
         if dated:
             found.append(Evidence(category, dated[0].start, dated[0].end, "effective-date/definition", dated[0].iso))
         found.append(Evidence(category, start, end, "effective-date/definition-clause", dated[0].iso if dated else None))
