@@ -18,7 +18,7 @@ import re
 from pipelines.datamodel import Segment
 from pipelines.rules.date_cues import (
     OTHER_INSTRUMENT_RE, STRICT_PREAMBLE_CUE_RE, TITLE_BEFORE_RE, TITLE_CONTEXT_CHARS, blank_dates, is_full,
-    last_signing, signature_dates,
+    last_signing, latest_signature, signature_dates,
 )
 from pipelines.rules.dates import (
     DateMention, add_duration, find_dates, find_dates_of_year, find_durations, find_written_dates,
@@ -346,10 +346,6 @@ _OTHER_START_RE = re.compile(
     r"Conversion|Closing|Completion|Warranty|Opening|Operations?)[\"“”']?[ \t]$", re.IGNORECASE)
 
 
-def _another_date(text: str, start: int) -> bool:
-    return bool(_OTHER_START_RE.search(text, max(0, start - 40), start))
-
-
 def _clause_head(text: str, subject: int, verb_end: int, end: int) -> tuple[int, int]:
     """The takes-effect clause from its subject ("This Agreement ...") to the end of its first
     conjunct: CUAD often annotates "This Agreement is effective as of the date hereof" without
@@ -427,8 +423,9 @@ def effective_date(text: str, segments: list[Segment], agreement: list[Evidence]
             found.append(Evidence(category, mention.start, mention.end, "effective-date/called-effective", mention.iso))
     for m in _EFFECTIVE_DEFINITION_RE.finditer(text):
         dated = find_written_dates(text, m.end(), min(len(text), m.end() + 60))
-        if _another_date(text, m.start()) or (m.group().rstrip("\"“”' ").endswith(("Date", "DATE", "Dates", "DATES"))
-                                              and not (dated and dated[0].start - m.end() < 3)):
+        if _OTHER_START_RE.search(text, max(0, m.start() - 40), m.start()) or (
+                m.group().rstrip("\"“”' ").endswith(("Date", "DATE", "Dates", "DATES"))
+                and not (dated and dated[0].start - m.end() < 3)):
             continue  # "Construction Commencement Date" means; a contents list's "1.3 Effective Date 2"
         start, end = _clause(text, segments, m.start(), m.end())
         if dated:
@@ -437,7 +434,7 @@ def effective_date(text: str, segments: list[Segment], agreement: list[Evidence]
     found += _effective_clauses(text, segments)
     found += _effective_references(text, segments)
     if signed and _refers_to_signing(found, text):
-        latest = max(signed, key=lambda m: m.iso or "")
+        latest = latest_signature(signed)
         found.append(Evidence(category, latest.start, latest.end, "effective-date/last-signature", latest.iso))
     if agreement and not any(e.kind == "effective-date/called-effective" for e in found):
         first = agreement[0]

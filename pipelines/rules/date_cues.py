@@ -126,14 +126,19 @@ def _labelled_below(text: str) -> list[DateMention]:
     return found
 
 
+def latest_signature(signed: list[DateMention]) -> DateMention:
+    """The last party's signature: what "the date of the last signature" means."""
+    return max(signed, key=lambda m: m.iso or "")
+
+
 def last_signing(text: str, signed: list[DateMention]) -> DateMention:
     """The date a contract dated only by its signatures was made: the last party's signature
-    completes it, so the latest of the blocks' dates.  A "Date:" line above every signature
-    block is the contract's own date instead ("AGREEMENT\n\nDate: March 1, 1998\n\nBetween")."""
+    completes it.  A "Date:" line above every signature block is the contract's own date
+    instead ("AGREEMENT\n\nDate: March 1, 1998\n\nBetween")."""
     first = signed[0]
     if not _SIGNATURE_BLOCK_RE.search(text, 0, first.start):
         return first
-    return max(signed, key=lambda m: m.iso or "")
+    return latest_signature(signed)
 
 
 def _block_date(text: str, start: int, end: int) -> DateMention | None:

@@ -19,7 +19,7 @@ from pipelines.datamodel import Segment
 from pipelines.rules.contract_dates import (
     EFFECTIVE_HEAD_CHARS, LATE_PREAMBLE_CHARS, agreement_date_mention, called_effective, on_filing_legend,
 )
-from pipelines.rules.date_cues import blank_dates, is_full, signature_dates
+from pipelines.rules.date_cues import blank_dates, is_full, latest_signature, signature_dates
 from pipelines.rules.dates import DateMention, find_written_dates
 from pipelines.terms.display import parse_iso_date
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
@@ -310,6 +310,9 @@ def _defined_as_event(text: str, definition: re.Match[str]) -> _Found | None:
     return _Found(NOT_STATED, definition.start(), definition.end(), "event", phrase, phrase)
 
 
+DATE_AFTER_REFERENCE_CHARS = 12  # "the day of " before the date
+
+
 def _resolve_reference(text: str, start: int, agreement: _Found | None,
                        signed: list[DateMention]) -> _Found | None:
     """'the date of the last signature' -> the latest signature date; 'the date hereof' -> the
@@ -334,12 +337,9 @@ def _resolve_reference(text: str, start: int, agreement: _Found | None,
     return _Found(phrase, start, end, "reference", phrase, phrase)
 
 
-DATE_AFTER_REFERENCE_CHARS = 12  # "the day of " before the date
-
-
 def _last_signature(signed: list[DateMention], phrase: str) -> _Found:
     """The latest signature block's date, for a start "on the date of the last signature"."""
-    latest = max(signed, key=lambda m: m.iso or "")
+    latest = latest_signature(signed)
     return _Found(latest.iso or NOT_STATED, latest.start, latest.end, "last-signature", latest.text, phrase)
 
 

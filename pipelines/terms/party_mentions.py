@@ -363,9 +363,9 @@ def _unquoted_shorts(text: str, p_start: int, p_end: int) -> list[str] | None:
     if hereinafter and not _NOT_A_PARTY_RE.search(hereinafter.group("short")):
         return [hereinafter.group("short").strip(" ,.;")]
     bare = _BARE_SHORT_RE.match(text, p_start, min(len(text), p_end + 6))
-    alone_on_its_line = not text[text.rfind("\n", 0, p_start) + 1:p_start].strip()
-    if bare is None or alone_on_its_line or is_organisation(bare.group(1)) or (
-            is_corporate_suffix(bare.group(1)) and bare.group(1).lower() not in ROLE_WORDS):
+    if bare is None or not text[text.rfind("\n", 0, p_start) + 1:p_start].strip() \
+            or is_organisation(bare.group(1)) \
+            or (is_corporate_suffix(bare.group(1)) and bare.group(1).lower() not in ROLE_WORDS):
         return None
     return [bare.group(1)]
 
