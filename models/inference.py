@@ -197,9 +197,10 @@ def _cached(path: Path, device: str, int8: bool) -> ClauseModel:
     return ClauseModel(load_checkpoint(path), torch.device(device), int8=int8)
 
 
-def load_clause_model(path: Path | None = None, device: str | None = None, *, int8: bool = True) -> ClauseModel:
+def load_clause_model(path: Path | None = None, device: str | None = None, *, int8: bool = True,
+                      threads: int = 0) -> ClauseModel:
     """The model from `path` (default: the committed checkpoint) on `device` (default: CUDA if
-    present, else CPU with torch threads = cores), loaded once per process and reused.  `int8`
-    quantizes the backbone when it runs on a CPU (CUDA always runs fp16)."""
-    chosen = pick_device(device)
+    present, else CPU with `threads` torch threads, 0: one per core), loaded once per process
+    and reused.  `int8` quantizes the backbone when it runs on a CPU (CUDA always runs fp16)."""
+    chosen = pick_device(device, threads)
     return _cached(Path(path or DEFAULT_CHECKPOINT).resolve(), str(chosen), int8 and chosen.type == "cpu")

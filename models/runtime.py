@@ -12,11 +12,12 @@ def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def pick_device(device: str | None = None) -> torch.device:
-    """The requested device, or CUDA when available, else CPU with torch threads = cores."""
+def pick_device(device: str | None = None, threads: int = 0) -> torch.device:
+    """The requested device, or CUDA when available, else CPU with `threads` torch threads
+    (0: one per core)."""
     chosen = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     if chosen.type == "cpu":
-        torch.set_num_threads(cores())
+        torch.set_num_threads(threads or cores())
     return chosen
 
 

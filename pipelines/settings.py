@@ -36,10 +36,18 @@ class Settings(BaseSettings):
     database_url: str = ""
     visibility_timeout_s: int = 3600  # Redis: an unacked task is redelivered after this long
 
-    # Worker sizing.  The gpu role runs one model in one process; its threads are documents in
-    # flight, whose segments share model batches (workers/model_batcher.py).
+    # Worker sizing.  A gpu-role process runs one model; its threads are documents in flight,
+    # whose segments share model batches (workers/model_batcher.py).
     cpu_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 1)
     gpu_concurrency: int = 8
+    # gpu-role processes the embedded launcher starts (workers/lifecycle.py), and the torch threads
+    # each uses.  0 means: with no GPU driver on the machine, one process per core (at most 4),
+    # sharing the cores' threads; with one, a single process.  On a CPU one process with every
+    # core's threads leaves cores idle: a fifth of its time is Python (the experts, the findings,
+    # its task threads' database work) under the GIL, and two-thread kernels on one document's
+    # small batches scale poorly (docs/BENCHMARKS.md).  model_threads 0: all cores.
+    model_processes: int = Field(default=0, ge=0)
+    model_threads: int = Field(default=0, ge=0)
     # A cpu pool process is replaced after a task that left it above this resident memory
     # (parsers run in their own children, so this catches slow growth: caches, fragmentation),
     # and after this many tasks; 0 turns either off.  docs/OPERATIONS.md has the whole-worker cap.

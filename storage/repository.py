@@ -12,7 +12,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from pipelines import datamodel as dm
 from pipelines.dag import Stage
@@ -477,7 +477,8 @@ def batch_options(session: Session, batch_id: str) -> dict:
 
 def load_assessments(session: Session, batch_id: str) -> dict[int, dict]:
     """Stored assessments by document id; a duplicate shares its original's."""
-    documents = session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id)).all()
+    documents = session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id)
+                                .options(undefer(schema.Document.assessment))).all()
     stored = {d.id: d.assessment for d in documents if d.status is DocumentStatus.DONE and d.assessment}
     for d in documents:
         if d.status is DocumentStatus.DUPLICATE and d.duplicate_of in stored:

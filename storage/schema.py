@@ -66,7 +66,9 @@ class Document(Base):
     page_count: Mapped[int | None]
     duplicate_of: Mapped[int | None] = mapped_column(Integer)
     timings: Mapped[dict] = mapped_column(JSON, default=dict)
-    assessment: Mapped[dict] = mapped_column(JSON, default=dict)
+    # Deferred: every finding of the document, ranked tail included (a megabyte of JSON), which
+    # each stage's bookkeeping would otherwise decode with the row it updates.
+    assessment: Mapped[dict] = mapped_column(JSON, default=dict, deferred=True)
     risk_score: Mapped[float | None] = mapped_column(Float)
     risk_level: Mapped[str | None] = mapped_column(String(16))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -15,8 +16,10 @@ from sqlalchemy import func, select
 
 from conftest import AUDITED_BATCH, REPO, base_env, expected_outcomes, processes_using, run_cli, sqlite_url, wait_until
 from pipelines.datamodel import BatchResult
+from pipelines.settings import Settings
 from storage import repository, schema
 from storage.database import session_scope
+from workers.lifecycle import model_processes
 
 
 def load_batch(url: str, batch_id: str) -> BatchResult:
@@ -93,6 +96,17 @@ def test_audit_of_the_samples_ends_every_document_as_expected(sample_dir: Path, 
 
     assert_reports_cover_the_batch(audited_samples / "report", batch)
     assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == [], "embedded workers outlived the audit"
+
+    # The gpu role ran as as many processes as the launcher chose, each with the model loaded
+    # once and its share of the cores (on a machine with no GPU driver: one per core, up to 4).
+    processes = model_processes(Settings(data_dir=Path(env["CLAUSEMILL_DATA_DIR"])))
+    logs = sorted(Path(env["CLAUSEMILL_DATA_DIR"], "logs").glob("gpu*-worker.log"))
+    assert {log.name for log in logs} == {"gpu-worker.log"} | {f"gpu-{i}-worker.log" for i in range(2, processes + 1)}
+    for log in logs:
+        loaded = [json.loads(line[line.index("{"):]) for line in log.read_text().splitlines() if "\"model loaded\"" in line]
+        assert len(loaded) == 1, log.name
+        if processes > 1 and loaded[0]["device"] == "cpu":
+            assert loaded[0]["threads"] == max(1, len(os.sched_getaffinity(0)) // processes)
 
 
 def test_rerunning_a_batch_is_idempotent(sample_dir: Path, audited_env: dict[str, str], tmp_path: Path) -> None:

@@ -5,9 +5,10 @@ import re
 import sys
 
 from pipelines.rules import default_rule_pack
-from pipelines.rules.screen import ASCII_TWINS, folded, screened
+from pipelines.rules.engine import _finding, apply_rules
+from pipelines.rules.screen import ASCII_TWINS, SegmentNeedles, folded, screened
 from pipelines.samples.contracts import generate_contract
-from pipelines.datamodel import PageText
+from pipelines.datamodel import Finding, PageText
 from pipelines.stages.segment import segment_document
 
 
@@ -50,3 +51,25 @@ def test_the_screened_pack_finds_what_the_plain_regexes_find() -> None:
                 assert pattern.found_in(segment.text, lowered) is (pattern.regex.search(segment.text) is not None)
                 checked += 1
     assert checked > 10_000
+
+
+def test_segments_are_screened_by_one_scan_per_needle() -> None:
+    """apply_rules searches a rule only in the segments SegmentNeedles finds its needles in;
+    its findings are those of every rule tried on every segment."""
+    pack = default_rule_pack()
+    segments = [s for seed in range(4)
+                for s in segment_document([PageText(number=1, text=generate_contract(seed).text, source="plain")])]
+    lowered = [folded(s.text) for s in segments]
+    needles = SegmentNeedles(lowered)
+    assert needles.containing("shall") == {i for i, text in enumerate(lowered) if "shall" in text}
+    assert needles.containing("no such needle") == frozenset()
+    everywhere = []
+    for segment, text in zip(segments, lowered):
+        best: dict[str, Finding] = {}
+        for rule in pack.rules:
+            if rule.applies_to(segment.text, text):
+                candidate = _finding(pack, rule, segment)
+                if rule.category not in best or candidate.confidence > best[rule.category].confidence:
+                    best[rule.category] = candidate
+        everywhere += best.values()
+    assert len(everywhere) > 50 and apply_rules(pack, segments) == everywhere

@@ -142,7 +142,7 @@ class Watcher:
         self._write_reports(now)
         if self.embedded_workers is not None and (revived := self.embedded_workers.revive()):
             logs.log("embedded worker restarted", stage=LOG_STAGE, batch_id=None, level=logging.WARNING,
-                     workers=[str(q) for q in revived])
+                     workers=revived)
 
     # --- finding candidates -------------------------------------------------------------------
 

@@ -59,6 +59,26 @@ def run_worker(settings: Settings, queue: Queue, concurrency: int | None, hostna
     app.worker_main(worker_argv(settings, queue, concurrency, hostname))
 
 
+GPU_DEVICE_FILES = ("/dev/nvidiactl", "/dev/kfd")
+"""Present when an NVIDIA or AMD GPU driver is loaded: then torch may find a GPU, and the gpu
+role stays one process, so the model is loaded once and CUDA never shares a device."""
+MAX_CPU_MODEL_PROCESSES = 4
+"""Each process holds its own copy of the model (600 MB resident after loading, on this CPU)."""
+
+
+def model_processes(settings: Settings) -> int:
+    """How many gpu-role processes the embedded launcher starts (Settings.model_processes)."""
+    if settings.model_processes:
+        return settings.model_processes
+    if any(os.path.exists(path) for path in GPU_DEVICE_FILES):
+        return 1
+    return max(1, min(MAX_CPU_MODEL_PROCESSES, _cores()))
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def reset_embedded_broker(settings: Settings) -> None:
     """Start from empty queues: a previous run's leftovers belong to no live batch."""
     folder = settings.broker_folder
@@ -83,7 +103,7 @@ class EmbeddedWorkers:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.log_dir = settings.data_dir / "logs"
-        self.processes: dict[Queue, subprocess.Popen[bytes]] = {}
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}  # by worker name (its log's stem)
         self.restarts = 0
         self._lock_file: object | None = None
 
@@ -99,8 +119,8 @@ class EmbeddedWorkers:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             try:
-                for queue in self.roles:
-                    self._start(queue)
+                for name in self.workers:
+                    self._start(name)
             finally:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         except BaseException:
@@ -109,30 +129,38 @@ class EmbeddedWorkers:
         return self
 
     @property
-    def roles(self) -> tuple[Queue, ...]:
-        return (Queue.CPU, Queue.GPU) if self.settings.model_enabled else (Queue.CPU,)
+    def workers(self) -> dict[str, Queue]:
+        """Each worker's name and queue: one cpu worker, and the gpu role's processes."""
+        gpu = model_processes(self.settings) if self.settings.model_enabled else 0
+        return {"cpu": Queue.CPU} | {("gpu" if i == 1 else f"gpu-{i}"): Queue.GPU for i in range(1, gpu + 1)}
 
-    def _start(self, queue: Queue) -> None:
-        concurrency = self.settings.gpu_concurrency if queue is Queue.GPU else self.settings.cpu_concurrency
+    def _start(self, name: str) -> None:
+        queue = self.workers[name]
         env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir)}
-        with open(self.log_dir / f"{queue}-worker.log", "ab") as log:
-            self.processes[queue] = subprocess.Popen(
+        concurrency = self.settings.cpu_concurrency
+        if queue is Queue.GPU:
+            processes = model_processes(self.settings)
+            concurrency = -(-self.settings.gpu_concurrency // processes)
+            if processes > 1 and not self.settings.model_threads:
+                env["CLAUSEMILL_MODEL_THREADS"] = str(max(1, _cores() // processes))
+        with open(self.log_dir / f"{name}-worker.log", "ab") as log:
+            self.processes[name] = subprocess.Popen(
                 [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],
                 env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
                 preexec_fn=_stop_with_parent(os.getpid()),
             )
 
-    def revive(self) -> list[Queue]:
+    def revive(self) -> list[str]:
         """Start again every worker that died; raises once a run has restarted too often (a
         worker that dies at every start will not get better)."""
         dead = self.dead_workers()
-        for queue in dead:
+        for name in dead:
             if self.restarts >= self.MAX_RESTARTS:
-                raise RuntimeError(f"the embedded {queue} worker stopped unexpectedly, after {self.restarts} "
-                                   f"restarts; last log lines:\n{self.log_tail(queue)}")
-            _signal_group(self.processes[queue], signal.SIGKILL)  # its pool children, orphaned
+                raise RuntimeError(f"the embedded {name} worker stopped unexpectedly, after {self.restarts} "
+                                   f"restarts; last log lines:\n{self.log_tail(name)}")
+            _signal_group(self.processes[name], signal.SIGKILL)  # its pool children, orphaned
             self.restarts += 1
-            self._start(queue)
+            self._start(name)
         return dead
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -150,12 +178,12 @@ class EmbeddedWorkers:
             ) from None
         self._lock_file = lock
 
-    def dead_workers(self) -> list[Queue]:
-        """Roles whose worker exited although nobody asked it to: the run cannot progress."""
-        return [queue for queue, p in self.processes.items() if p.poll() is not None]
+    def dead_workers(self) -> list[str]:
+        """Workers that exited although nobody asked them to: the run cannot progress."""
+        return [name for name, p in self.processes.items() if p.poll() is not None]
 
-    def log_tail(self, queue: Queue, lines: int = 20) -> str:
-        path = self.log_dir / f"{queue}-worker.log"
+    def log_tail(self, name: str, lines: int = 20) -> str:
+        path = self.log_dir / f"{name}-worker.log"
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
 
     def stop_idle(self) -> None:

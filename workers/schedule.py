@@ -554,7 +554,7 @@ def scheduler_app(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
     def finish_nightly() -> None:
         if embedded_workers is not None and (revived := embedded_workers.revive()):
             logs.log("embedded worker restarted", stage=LOG_STAGE, batch_id=None, level=logging.WARNING,
-                     workers=[str(q) for q in revived])
+                     workers=revived)
         finish_ready_runs(settings, job.schedule)
 
     app.conf.beat_schedule = {

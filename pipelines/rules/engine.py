@@ -7,9 +7,11 @@ reviewer (and the calibration script) can see which rule spoke.
 """
 from __future__ import annotations
 
+from collections import defaultdict
+
 from pipelines.datamodel import Finding, Segment
 from pipelines.rules.pack import Rule, RulePack
-from pipelines.rules.screen import folded
+from pipelines.rules.screen import SegmentNeedles, folded
 
 
 def _finding(pack: RulePack, rule: Rule, segment: Segment) -> Finding:
@@ -30,14 +32,18 @@ def _finding(pack: RulePack, rule: Rule, segment: Segment) -> Finding:
 
 def apply_rules(pack: RulePack, segments: list[Segment]) -> list[Finding]:
     """One finding per (segment, category) that some rule of the pack evidences."""
+    lowered = [folded(segment.text) for segment in segments]
+    needles = SegmentNeedles(lowered)
+    applying: dict[int, list[Rule]] = defaultdict(list)  # segment -> its rules, in pack order
+    for rule in pack.rules:
+        for i in needles.candidates(rule.match):
+            if rule.applies_to(segments[i].text, lowered[i]):
+                applying[i].append(rule)
     findings: list[Finding] = []
-    for segment in segments:
+    for i in sorted(applying):
         best: dict[str, Finding] = {}
-        lowered = folded(segment.text)
-        for rule in pack.rules:
-            if not rule.applies_to(segment.text, lowered):
-                continue
-            candidate = _finding(pack, rule, segment)
+        for rule in applying[i]:
+            candidate = _finding(pack, rule, segments[i])
             kept = best.get(rule.category)
             if kept is None or candidate.confidence > kept.confidence:
                 best[rule.category] = candidate

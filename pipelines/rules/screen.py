@@ -17,6 +17,8 @@ the Kelvin sign) are mapped to it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]  # the parsed form of a pattern
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -43,6 +45,44 @@ class ScreenedPattern:
         if self.needles and not any(needle in lowered for needle in self.needles):
             return False
         return self.regex.search(text) is not None
+
+
+class SegmentNeedles:
+    """Which of a document's segments contain each needle.  Testing every needle of every
+    pattern in every segment is itself most of the cost once the searches are screened (a
+    generator step per test, ~28,000 tests a contract); one scan of the whole document per
+    needle, jumping to the next segment at each hit, finds the same segments."""
+
+    def __init__(self, lowered: Sequence[str]) -> None:
+        """`lowered`: each segment's folded() text, in order."""
+        self._text = "\x00".join(lowered)  # no needle holds NUL, so none spans two segments
+        self._starts = [0]
+        for text in lowered:
+            self._starts.append(self._starts[-1] + len(text) + 1)
+        self._every = range(len(lowered))
+        self._found: dict[str, frozenset[int]] = {}
+
+    def containing(self, needle: str) -> frozenset[int]:
+        found = self._found.get(needle)
+        if found is None:
+            hits, at = [], self._text.find(needle)
+            while at != -1:
+                segment = bisect_right(self._starts, at) - 1
+                hits.append(segment)
+                at = self._text.find(needle, self._starts[segment + 1])
+            found = self._found[needle] = frozenset(hits)
+        return found
+
+    def candidates(self, patterns: Iterable[ScreenedPattern]) -> Iterable[int]:
+        """In order, the segments where one of `patterns` may match: every segment when one of
+        them has no screen."""
+        segments: set[int] = set()
+        for pattern in patterns:
+            if not pattern.needles:
+                return self._every
+            for needle in pattern.needles:
+                segments |= self.containing(needle)
+        return sorted(segments)
 
 
 def screened(regex: re.Pattern[str]) -> ScreenedPattern:
