@@ -1,4 +1,4 @@
-"""Starting and stopping workers: `clausemill worker`, and the embedded pair `audit` runs itself.
+"""Starting and stopping workers: `clausemill worker`, and the embedded ones `audit` runs itself.
 
 Embedded workers are ordinary `clausemill worker` processes in their own process groups, so a
 stop (or Ctrl-C in the parent) takes their pool children down with them and leaves no orphans.
