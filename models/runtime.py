@@ -1,15 +1,11 @@
 """Where the model runs: CUDA with fp16 when present, else every CPU core, fp32 or int8."""
 from __future__ import annotations
 
-import os
 import warnings
 
 import torch
 
-
-def cores() -> int:
-    """CPUs this process may use (a container's quota shows in its affinity, not in cpu_count)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+from pipelines.settings import cores
 
 
 def pick_device(device: str | None = None, threads: int = 0) -> torch.device:

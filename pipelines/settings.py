@@ -22,6 +22,12 @@ def _default_data_dir() -> Path:
     return Path(base) / "clausemill"
 
 
+def cores() -> int:
+    """CPUs this process may use (a container's quota shows in its affinity, not in cpu_count):
+    the embedded launcher sizes the gpu role by it, and the model its torch threads."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 HARD_LIMIT_GRACE_S = 10
 """A task's hard time limit is its soft limit plus this: time to record the document `failed`."""
 

@@ -16,7 +16,7 @@ import time
 from types import TracebackType
 
 from pipelines.dag import Queue
-from pipelines.settings import Settings
+from pipelines.settings import Settings, cores
 from storage.database import get_engine
 
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -72,11 +72,7 @@ def model_processes(settings: Settings) -> int:
         return settings.model_processes
     if any(os.path.exists(path) for path in GPU_DEVICE_FILES):
         return 1
-    return max(1, min(MAX_CPU_MODEL_PROCESSES, _cores()))
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(MAX_CPU_MODEL_PROCESSES, cores()))
 
 
 def reset_embedded_broker(settings: Settings) -> None:
@@ -105,6 +101,10 @@ class EmbeddedWorkers:
         self.log_dir = settings.data_dir / "logs"
         self.processes: dict[str, subprocess.Popen[bytes]] = {}  # by worker name (its log's stem)
         self.restarts = 0
+        self.gpu_processes = model_processes(settings) if settings.model_enabled else 0
+        # Each worker's name (its log's stem) and queue: one cpu worker, and the gpu role's processes.
+        self.workers: dict[str, Queue] = {"cpu": Queue.CPU} | {
+            ("gpu" if i == 1 else f"gpu-{i}"): Queue.GPU for i in range(1, self.gpu_processes + 1)}
         self._lock_file: object | None = None
 
     def __enter__(self) -> EmbeddedWorkers:
@@ -128,21 +128,14 @@ class EmbeddedWorkers:
             raise
         return self
 
-    @property
-    def workers(self) -> dict[str, Queue]:
-        """Each worker's name and queue: one cpu worker, and the gpu role's processes."""
-        gpu = model_processes(self.settings) if self.settings.model_enabled else 0
-        return {"cpu": Queue.CPU} | {("gpu" if i == 1 else f"gpu-{i}"): Queue.GPU for i in range(1, gpu + 1)}
-
     def _start(self, name: str) -> None:
         queue = self.workers[name]
         env = {**os.environ, "CLAUSEMILL_DATA_DIR": str(self.settings.data_dir)}
         concurrency = self.settings.cpu_concurrency
         if queue is Queue.GPU:
-            processes = model_processes(self.settings)
-            concurrency = -(-self.settings.gpu_concurrency // processes)
-            if processes > 1 and not self.settings.model_threads:
-                env["CLAUSEMILL_MODEL_THREADS"] = str(max(1, _cores() // processes))
+            concurrency = -(-self.settings.gpu_concurrency // self.gpu_processes)
+            if self.gpu_processes > 1 and not self.settings.model_threads:
+                env["CLAUSEMILL_MODEL_THREADS"] = str(max(1, cores() // self.gpu_processes))
         with open(self.log_dir / f"{name}-worker.log", "ab") as log:
             self.processes[name] = subprocess.Popen(
                 [sys.executable, "-m", "pipelines.cli", "worker", "--queues", queue, "--concurrency", str(concurrency)],

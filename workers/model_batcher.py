@@ -152,12 +152,12 @@ class GpuModel:
     def load(self) -> CrossDocumentBatcher:
         with self._lock:
             if self._batcher is None:
+                import torch
+
                 from models.inference import load_clause_model
 
                 model = load_clause_model(self._settings.model_checkpoint, int8=self._settings.model_int8,
                                           threads=self._settings.model_threads)
-                import torch
-
                 logs.log("model loaded", stage=Stage.ANALYSE_MODEL, batch_id=None, version=model.version,
                          device=str(model.device), precision=model.precision, threads=torch.get_num_threads())
                 self._batcher = CrossDocumentBatcher(model)

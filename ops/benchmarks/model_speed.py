@@ -49,7 +49,8 @@ from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint  # noqa: E402
 from models.features import segment_features  # noqa: E402
 from models.inference import ClauseModel  # noqa: E402
 from models.lexical import lexical_bag  # noqa: E402
-from models.runtime import cores, pick_device  # noqa: E402
+from models.runtime import pick_device  # noqa: E402
+from pipelines.settings import cores  # noqa: E402
 from pipelines.datamodel import Segment  # noqa: E402
 
 CUAD = REPO.parent / "shared" / "data" / "cuad"
