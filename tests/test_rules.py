@@ -440,6 +440,7 @@ def _pack_doc(**rule_changes) -> dict:
         ({"match": [{"near": {"first": ["a"], "second": ["b"]}}]}, "field 'match'[0].near.within"),
         ({"match": [{"glob": "*"}]}, "unknown pattern kind 'glob'"),
         ({"extra": 1}, "rule 'demo/rule': unknown fields ['extra']"),
+        ({"presence": "yes"}, "rule 'demo/rule', field 'presence': must be true or false"),
     ],
 )
 def test_bad_pack_errors_name_the_rule_and_field(changes, expected):
@@ -478,6 +479,44 @@ def test_calibration_replaces_confidence_only_for_its_pack_version(tmp_path: Pat
     assert apply_rules(load_rule_pack(tmp_path / "rulepack.yaml"), segments)[0].confidence == 0.5
 
 
+def test_a_rule_marked_presence_carries_its_presence_rate_on_its_best_finding_only(tmp_path: Path):
+    (tmp_path / "rulepack.yaml").write_text(yaml.safe_dump(_pack_doc(presence=True)), encoding="utf-8")
+    calibration = {"pack_version": "2026.11.1",
+                   "evidence": {"demo/rule": {"hits": 3, "total": 10, "precision": 0.3, "presence": 0.8}}}
+    (tmp_path / "calibration.yaml").write_text(yaml.safe_dump(calibration), encoding="utf-8")
+    segments = _segments_of("The supplier shall maintain insurance with a reputable insurer.",
+                            "Each policy of insurance shall name the buyer.")
+    found = apply_rules(load_rule_pack(tmp_path / "rulepack.yaml"), segments)
+    assert sorted(f.confidence for f in found) == [0.3, 0.8]
+    unmarked = tmp_path / "unmarked"
+    unmarked.mkdir()
+    (unmarked / "rulepack.yaml").write_text(yaml.safe_dump(_pack_doc()), encoding="utf-8")
+    del calibration["evidence"]["demo/rule"]["presence"]
+    (unmarked / "calibration.yaml").write_text(yaml.safe_dump(calibration), encoding="utf-8")
+    assert [f.confidence for f in apply_rules(load_rule_pack(unmarked / "rulepack.yaml"), segments)] == [0.3, 0.3]
+
+
+@pytest.mark.parametrize("sentence, category", [
+    ("Licensor hereby grants to Licensee and its Affiliates a non-exclusive license to use the Software.",
+     "Affiliate License-Licensee"),
+    ("Company may sublicense its rights hereunder to a wholly-owned subsidiary of Company.",
+     "Affiliate License-Licensee"),
+    ("Supplier, on behalf of itself and its Affiliates, hereby grants to Buyer a license under the Patents.",
+     "Affiliate License-Licensor"),
+    ("Seller hereby grants, and shall cause the other members of the Seller Group to grant, to Buyer a license.",
+     "Affiliate License-Licensor"),
+])
+def test_licences_that_reach_affiliates(sentence, category):
+    found = [f for f in apply_rules(default_rule_pack(), _segments_of(sentence)) if f.category == category]
+    assert found and found[0].confidence > 0.5  # the presence rate: the contract has the clause
+
+
+def test_affiliates_outside_a_licence_are_no_affiliate_licence():
+    found = apply_rules(default_rule_pack(), _segments_of(
+        "Neither party nor any of its Affiliates shall solicit the employees of the other party."))
+    assert not {"Affiliate License-Licensee", "Affiliate License-Licensor"} & _categories(found)
+
+
 def test_shipped_pack_and_calibration_agree_on_version():
     pack = default_rule_pack()
     assert pack.calibration, "calibration.yaml is missing or made for another pack version"
@@ -496,7 +535,7 @@ def test_the_best_key_term_per_category_carries_how_often_its_evidence_means_pre
     for category in ("Effective Date", "Governing Law"):
         mine = [f for f in findings if f.category == category]
         assert mine, category
-        rates = {f.note: pack.key_term_presence(f.note) for f in mine}
+        rates = {f.note: pack.presence_rate(f.note) for f in mine}
         best = max(mine, key=lambda f: rates[f.note] or 0.0)
         assert best.confidence == max(rates[best.note], pack.key_term_confidence(best.note))
         assert all(f.confidence == pack.key_term_confidence(f.note) for f in mine if f is not best)

@@ -3,7 +3,9 @@
 Each segment is one clause or sentence, the unit CUAD annotates, so a rule that fires on a
 segment yields that segment as the evidence span.  When several rules of one category fire on
 the same segment only the most confident one is kept, and its id is recorded in `note` so a
-reviewer (and the calibration script) can see which rule spoke.
+reviewer (and the calibration script) can see which rule spoke.  A rule marked `presence: true`
+speaks for the whole contract as well: its best finding carries the measured rate at which
+contracts where it fires have the category (RulePack.carry_presence).
 """
 from __future__ import annotations
 
@@ -48,4 +50,4 @@ def apply_rules(pack: RulePack, segments: list[Segment]) -> list[Finding]:
             if kept is None or candidate.confidence > kept.confidence:
                 best[rule.category] = candidate
         findings.extend(best.values())
-    return findings
+    return pack.carry_presence(findings)

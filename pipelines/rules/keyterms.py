@@ -7,7 +7,6 @@ span.  Offsets index the document text exactly (`text[f.start:f.end] == f.text`)
 from __future__ import annotations
 
 import bisect
-from dataclasses import replace
 
 from pipelines.datamodel import Finding, Segment
 from pipelines.rules.contract_dates import contract_dates
@@ -77,21 +76,4 @@ def extract_key_terms(text: str, segments: list[Segment], pack: RulePack | None 
                 note=ev.kind,
             )
         )
-    return _best_carries_presence(findings, pack)
-
-
-def _best_carries_presence(findings: list[Finding], pack: RulePack) -> list[Finding]:
-    """A key term is a fact of the whole contract: per category, the finding whose evidence kind
-    best predicts that the contract has the term carries that rate when it is higher than its
-    span precision.  Span precision answers "is this exactly the annotated text" (an "effective
-    as of" date: 0.29) and undersells "the contract has an effective date" (0.9 of the training
-    contracts where that evidence fires); CUAD's presence score reads the best candidate."""
-    best: dict[str, tuple[float, int]] = {}
-    for i, f in enumerate(findings):
-        rate = pack.key_term_presence(f.note or "")
-        if rate is not None and rate > best.get(f.category, (-1.0, -1))[0]:
-            best[f.category] = (rate, i)
-    for rate, i in best.values():
-        if rate > findings[i].confidence:
-            findings[i] = replace(findings[i], confidence=rate)
-    return findings
+    return pack.carry_presence(findings)
