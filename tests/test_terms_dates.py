@@ -45,6 +45,18 @@ def test_effective_by_reference_resolved_from_last_signature():
     assert _quoted(text, effective, "date") == "March 9, 2021"
 
 
+def test_effective_as_of_the_last_date_of_signature():
+    """An NDA's wording: the last date of signature, not the date of the last signature."""
+    _, terms = _terms(
+        "NON-DISCLOSURE AGREEMENT\n\nThis Agreement is made between Quartz Diagnostics, LLC (\"Disclosing Party\") "
+        "and Dr. Amara Obi (\"Receiving Party\"), effective as of the last date of signature below.\n\n"
+        "QUARTZ DIAGNOSTICS, LLC\nBy: /s/ Lena Park\nDate: June 3, 2019\n\nDR. AMARA OBI\n/s/ Amara Obi\n"
+        "Date: June 5, 2019")
+    effective = terms["Effective Date"]
+    assert effective.value == "2019-06-05"
+    assert effective.detail["reference"] == "the last date of signature below"
+
+
 def test_effective_by_reference_without_a_computable_date_keeps_the_phrase():
     _, terms = _terms(
         "This Trademark Agreement is entered into by Fennel Brands Inc. and Juniper Retail LLC. "

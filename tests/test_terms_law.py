@@ -56,6 +56,12 @@ def test_the_forum_is_kept_apart_from_the_law():
     assert "exclusive jurisdiction" in value.detail["forum_text"]
 
 
+def test_the_forum_quote_starts_at_a_word():
+    value = law("14. Governing Law. This Agreement is governed by the laws of England and Wales and the courts of "
+                "England shall have exclusive jurisdiction.")
+    assert value.detail["forum_text"] == "is governed by the laws of England and Wales and the courts of England"
+
+
 def test_an_arbitration_seat_is_a_forum():
     value = law("16. Governing Law. This Agreement shall be governed by the laws of England. Any dispute shall "
                 "be finally settled by arbitration held in London under the rules of the LCIA.")

@@ -42,9 +42,10 @@ _EFFECTIVE_DEFINITION_RE = re.compile(
     r"(?i:\b(?:contract|agreement)\s+start(?:\s+date)?\s*:\s*)",
     re.MULTILINE,
 )
-# The preamble's "effective as of the date of the last signature" / "effective upon the Closing".
+# The preamble's "effective as of the date of the last signature", "the last date of signature below",
+# "effective upon the Closing".
 _EFFECTIVE_REFERENCE_RE = re.compile(
-    r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>(?:the|such)\s+(?:date|day|closing|time)\b[^;.()\"“”]{0,140})",
+    r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>(?:the|such)\s+(?:(?:last|latest|later|final)\s+)?(?:date|day|closing|time)\b[^;.()\"“”]{0,140})",
     re.IGNORECASE,
 )
 # "effective as of the later of the two signature dates below", "effective on the later of the

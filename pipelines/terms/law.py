@@ -206,7 +206,7 @@ def _forum(text: str, start: int) -> tuple[str, str] | None:
     window = text[start:start + 1500]
     for m in _FORUM_RE.finditer(window):
         if m.group("adjective"):
-            return _ADJECTIVES[m.group("adjective")], " ".join(window[max(0, m.start() - 60):m.end()].split())
+            return _ADJECTIVES[m.group("adjective")], _forum_quote(window, m)
         raw = next(g for g in (m.group("court"), m.group("seat"), m.group("arbitration")) if g)
         place = " ".join(raw.split()).rstrip(" ,")
         if not place or not _FORUM_CUE_RE.search(window[max(0, m.start() - 200):m.end()]):
@@ -216,5 +216,14 @@ def _forum(text: str, start: int) -> tuple[str, str] | None:
             continue  # "courts of competent jurisdiction": no place named
         if re.match(r"(?i)competent|any\b|such\b|appropriate|the\s+parties", place):
             continue
-        return place, " ".join(window[max(0, m.start() - 60):m.end()].split())
+        return place, _forum_quote(window, m)
     return None
+
+
+def _forum_quote(window: str, m: re.Match[str]) -> str:
+    """The words that name the forum, with up to 60 characters before them, from a word's start:
+    a lawyer reads "the laws of England and Wales and the courts of England", not "eement is ..."."""
+    start = max(0, m.start() - 60)
+    if start and not window[start - 1].isspace():
+        start = next((i + 1 for i in range(start, m.start()) if window[i].isspace()), m.start())
+    return " ".join(window[start:m.end()].split())
