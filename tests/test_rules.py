@@ -179,6 +179,12 @@ def test_jurisdiction_after_laws_of_wins_over_earlier_mentions():
     assert normalise_jurisdiction("nowhere in particular") is None
 
 
+def test_a_law_that_governs_in_the_present_tense_is_a_governing_law_clause():
+    text, segments = _document("NON-DISCLOSURE AGREEMENT\n\n2. The laws of the State of California govern this Agreement.")
+    found = [f for f in extract_key_terms(text, segments) if f.category == "Governing Law"]
+    assert [f.value for f in found] == ["California"]
+
+
 # --- key terms ------------------------------------------------------------------------------
 
 

@@ -29,6 +29,8 @@ def law(body: str):  # noqa: ANN201
      "applicable therein.", "Ontario, Canada"),
     ("This Agreement and any dispute arising from it shall be governed by the laws of England and Wales.",
      "England and Wales"),
+    ("2. The laws of the State of California govern this Agreement.", "California"),
+    ("2. The laws of the Republic of Ireland apply to this Agreement.", "Ireland"),
 ])
 def test_the_law_chosen_is_read_as_a_place(clause: str, place: str):
     value = law("1. Supply. Blue Harbor shall supply the Products.\n\n" + clause)

@@ -18,7 +18,8 @@ _CLAUSE_RE = re.compile(
     r"\bgoverned\s+(?:by|in\s+accordance\s+with|under)|\bgoverning\s+law\b|"
     r"\bgovern(?:ed|s)\b[^.;]{0,150}?\blaws?\s+of\b|\bapplication\s+of\s+the\s+laws?\s+of\b|"
     r"\bconstrued\s+(?:and\s+\w+\s+)?(?:in\s+accordance\s+with|under)|\binterpreted\s+(?:in\s+accordance\s+with|under)|"
-    r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:shall|will)\s+(?:govern|apply)|\bsubject\s+to\s+the\s+laws?\s+of",
+    r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:(?:shall|will)\s+(?:govern|apply)|govern\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)|"
+    r"appl(?:y|ies)\s+to\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract))|\bsubject\s+to\s+the\s+laws?\s+of",
     re.IGNORECASE,
 )
 

@@ -32,7 +32,10 @@ _CUES: tuple[tuple[re.Pattern[str], float], ...] = (
                 r"(?:\w+\s+){0,2}?laws?\b", re.IGNORECASE), 0.95),
     (re.compile(r"\b(?:construed|interpreted|enforced|controlled|applied)\b[^.;]{0,80}?"
                 r"\b(?:in\s+accordance\s+with|under|by|pursuant\s+to)\b[^.;]{0,40}?\blaws?\b", re.IGNORECASE), 0.9),
-    (re.compile(r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:shall|will)\s+(?:govern|apply|be\s+applicable)", re.IGNORECASE), 0.9),
+    # "the laws of X shall govern", and in the present tense "the laws of X govern this Agreement"
+    (re.compile(r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:(?:shall|will)\s+(?:govern|apply|be\s+applicable)|"
+                r"govern\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)|"
+                r"appl(?:y|ies)\s+to\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract))", re.IGNORECASE), 0.9),
     (re.compile(r"\bsubject\s+to\s+(?:and\s+governed\s+by\s+)?the\s+(?:\w+\s+)?laws?\s+of\b", re.IGNORECASE), 0.75),
     # a place's law as the subject: "New York law shall govern this Agreement"
     (re.compile(r"\b(?:[A-Z][a-z]+\s+){1,3}laws?\s+(?:shall\s+|will\s+)?(?:govern|governs|appl(?:y|ies))\b"), 0.9),
