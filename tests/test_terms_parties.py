@@ -31,6 +31,17 @@ def test_preamble_with_two_companies_reads_names_roles_and_jurisdictions():
     assert 0 < value.confidence < 1
 
 
+def test_an_upper_case_title_is_not_part_of_an_individuals_name():
+    text = (
+        "THIS AGREEMENT is made on the 1st day of July 2019 between:\n\nSILVERLINE FINTECH LIMITED, a company "
+        'registered in England ("the Discloser"); and\n\nMR. DAVID CHEN of 22 Rose Avenue, Manchester ("the '
+        'Recipient").\n\n1. Confidentiality.'
+    )
+    company, person = _parties(text)
+    assert company["name"] == "SILVERLINE FINTECH LIMITED"
+    assert (person["name"], person["kind"]) == ("DAVID CHEN", "individual")
+
+
 def test_an_individual_party_is_an_individual():
     text = (
         "This Consulting Agreement is made as of June 5, 2020 between Quarry Peak LLC, a Cayman Islands "

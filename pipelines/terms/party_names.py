@@ -55,7 +55,7 @@ _OF_JURISDICTION_RE = re.compile(r"\s+of\s+((?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w
 # What precedes a name in a list: separators (U+037E is a semicolon), numbering, "and", "the".
 _LEAD_RE = re.compile(
     r"^(?:[\s,;\u037e:.\-–—●•·▪*]|\b(?i:and|&|or|between|among(?:st)?|by)\b|\(?(?:\d{1,2}|[a-hA-H]|[ivxIVX]{1,4})[.)]\s"
-    r"|the\s+(?=[A-Z])|THE\s+(?=[A-Z]{2})|(?:Mr|Mrs|Ms|Dr)\.?\s+(?=[A-Z]))+"
+    r"|the\s+(?=[A-Z])|THE\s+(?=[A-Z]{2})|(?:Mr|Mrs|Ms|Dr)\.?\s+(?=[A-Z])|(?:MR|MRS|MS|DR)\.\s+(?=[A-Z]))+"
 )
 # A date's year left before a name: "2015 Tribute Pharmaceuticals Canada Inc." (not "WPP 2005 Limited").
 _LEADING_YEAR_RE = re.compile(r"^(?:19|20)\d\d\s+(?=[A-Z][\w.&\-]*\s+[A-Z])")
