@@ -238,6 +238,10 @@ def test_a_party_left_to_its_role_or_a_template_field_is_its_own_party():
     form = ('This Schedule is attached to the Agreement executed by and between Harbor Bank, N.A. ("Harbor Bank") '
             'and <<enter Company Name>> ("Supplier").')
     assert [p["name"] for p in _parties(form)] == ["Harbor Bank, N.A.", "Supplier"]
+    signer = ('This Non-Disclosure Agreement is entered into on June 1, 2020 between Tidewater Software Corp. '
+              '("Company") and the person signing below ("Recipient").\n\n1. Confidential Information.')
+    assert [(p["name"], p["short_names"], p["kind"]) for p in _parties(signer)] == [
+        ("Tidewater Software Corp.", ["Company"], "organisation"), ("Recipient", ["Recipient"], "unnamed")]
 
 
 def test_parties_of_an_earlier_agreement_and_principals_are_not_parties():

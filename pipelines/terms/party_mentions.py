@@ -134,7 +134,7 @@ _LIST_SEPARATOR_RE = re.compile(
 _UNNAMED_LIST_RE = re.compile(r"(?i)(?:^|[,;)]\s*|\s)and\s")
 _UNNAMED_RE = re.compile(
     r"\s*(?:_{3,}|X{4,}|\[\s*[*●•_\s]*\]|(?:<<|«)[^<>«»\n]{0,60}(?:>>|»)|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
-    r"(?:named|identified|listed|set\s+forth|designated|indicated)\b|(?:the\s+)?undersigned\b)", re.IGNORECASE)
+    r"(?:named|identified|listed|set\s+forth|designated|indicated|signing|executing)\b|(?:the\s+)?undersigned\b)", re.IGNORECASE)
 _ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
 # A label before a listed party's name, naming its part: "Party A: Rise Co., Ltd.", "the
 # Covenanter: Beta Inc." (not a cover's "Source:" or "Attention:" line).
@@ -414,7 +414,7 @@ def _role_short(shorts: list[str]) -> str | None:
 
 def _unnamed_party(text: str, previous_end: int, d_start: int, role: str) -> bool:
     """A party the contract leaves unnamed: "and the Agent named on the signature page (the
-    "Agent")", "and _______________ (the "Professional")", "and the Franchisee ("you" or
+    "Agent")", "and the person signing below ("Recipient")", "and _______________ (the "Professional")", "and the Franchisee ("you" or
     "Franchisee")", "and <<Company Name>> ("Supplier")".  The list goes on past the previous
     party ("and"), and what names this one is a blank, a template field, a description or the
     role itself, so it is shown by the role it is defined by rather than merged into its
