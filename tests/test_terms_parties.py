@@ -400,6 +400,20 @@ def test_a_person_who_signs_a_joint_filing_for_themselves_is_a_party():
         ("JOHN ROE", "individual")]
 
 
+def test_every_block_of_a_joint_filing_agreement_from_its_first_conformed_signature():
+    """Blocks that start in the document's first half, some with no "By:" above the "/s/"."""
+    blocks = "".join(
+        f"{name}\n{by}/s/ Ann Lee\nName: Ann Lee\nTitle: Authorized Signatory\n"
+        for name, by in [("KESTREL PARTNERS, LLC", ""), ("KESTREL FUND II, L.P.", "By: Kestrel Partners, LLC, its general partner\n"),
+                         ("KESTREL OFFSHORE FUND, LTD.", ""), ("KESTREL HOLDINGS GP, LLC", "")])
+    value = read_parties(
+        "JOINT FILING AGREEMENT\n\nThe undersigned hereby agree to the joint filing of the Statement on Schedule 13D "
+        "to which this agreement is attached.\n\nDated: July 6, 2020\n\n" + blocks)
+    assert value is not None
+    assert [p["name"] for p in value.detail["parties"]] == [
+        "KESTREL PARTNERS, LLC", "KESTREL FUND II, L.P.", "KESTREL OFFSHORE FUND, LTD.", "KESTREL HOLDINGS GP, LLC"]
+
+
 def test_names_holding_a_street_and_roles_defined_in_a_definitions_section():
     value = read_parties('This agreement is between Acorn Design Studio (the "Designer") and Maple Street Bakery '
                          '(the "Client").\n\n1. Services.')

@@ -87,11 +87,12 @@ _COMPANY_RE = re.compile(
     r"\b(?:[A-Z][\w&'’.\-]*,?[ \t]+){1,6}?(?:Inc|INC|LLC|L\.L\.C|Ltd|LTD|Limited|LIMITED|Corp|CORP|"
     r"Corporation|CORPORATION|PLC|plc|LLP|L\.P|GmbH|AG|S\.A|B\.V|N\.V|S\.R\.L|Pte|PTE)\b\.?"
 )
-# A capitalised company name on the line above a "By:" signature line.
+# A capitalised company name on the line above a "By:" signature line, or above a conformed
+# signature with no "By:" ("HPS PARTNERS, LLC\n/s/ John Madden", as a joint filing is signed).
 _SIGNATURE_RE = re.compile(
     r"^[ \t]*(?P<name>[A-Z][A-Z0-9&.,'’\-() ]{2,80}?(?:INC|CORP|CORPORATION|LLC|L\.L\.C|LTD|LIMITED|"
     r"COMPANY|CO|PLC|LLP|L\.P|LP|N\.A|S\.A|AG|GMBH|B\.V|N\.V|TRUST|BANK|ASSOCIATION)\.?)[ \t]*\n"
-    r"(?:[ \t]*\n){0,3}[ \t]*(?:By|BY)\s*:",
+    r"(?:[ \t]*\n){0,3}[ \t]*(?:(?:By|BY)\s*:|/s/)",
     re.MULTILINE,
 )
 # "each a "Party" and together the "Parties"": the clause naming the parties collectively.
@@ -254,7 +255,7 @@ def head_company_names(text: str) -> list[tuple[int, int]]:
 
 
 def signature_names(text: str) -> list[tuple[int, int]]:
-    """Company names written just above a "By:" line."""
+    """Company names written just above a "By:" line or a conformed signature."""
     return [(m.start("name"), m.end("name")) for m in _SIGNATURE_RE.finditer(text)]
 
 

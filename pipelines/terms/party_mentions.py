@@ -543,9 +543,13 @@ _ON_BEHALF_RE = re.compile(r"(?i)\b(?:for\s+and\s+)?on\s+behalf\s+of\s*:?[ \t]*\
 _ABOVE_BY_RE = re.compile(
     r"(?m)^[ \t]*(?P<name>[^\n]{2,100}?)[ \t]*\n(?:[ \t]*(?:[-_=]{3,})?[ \t]*\n){0,3}[ \t]*(?:By|BY|Per|PER)\b[ \t]*[:_.]"
 )
+# A name on the line above a conformed signature, with no "By:" ("HPS PARTNERS, LLC\n/s/ John Madden").
+_ABOVE_CONFORMED_RE = re.compile(r"(?m)^[ \t]*(?!(?i:by|per)\b)(?P<name>[^\n]{2,100}?)[ \t]*\n[ \t]*/s/")
 # A person signing for themselves: their name heads the block and their own signature follows,
 # with no "By:" ("JOHN ROE\n/s/ John Roe"), as reporting persons sign a joint filing agreement.
 _SELF_SIGNED_RE = re.compile(r"(?im)^[ \t]*(?P<name>[a-z][a-z.'’\- ]{3,40}?)[ \t]*\n[ \t]*/s/[ \t]*(?P=name)[ \t]*$")
+# A conformed signature at a line's start: an executed filing's blocks begin no later than the first.
+_CONFORMED_RE = re.compile(r"(?m)^[ \t]*/s/")
 _WITNESS_WORDS = {"ATTEST", "WITNESS", "ACCEPTED", "AGREED", "APPROVED"}
 _WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF|In\s+Witness\s+Whereof|EXECUTED\s+(?:as|by)|SIGNATURES?\b")
 
@@ -590,12 +594,16 @@ def _split_short_prefix(line: str) -> tuple[str, str | None]:
 
 def signature_mentions(text: str) -> list[Mention]:
     """Organisations named in the signature blocks: after the last "IN WITNESS WHEREOF", or in
-    the second half of a document without one (the first half's labels are not signatures)."""
+    the second half of a document without one (the first half's labels are not signatures), or
+    from its first conformed signature ("/s/") when that comes earlier: a joint filing
+    agreement's one paragraph is followed by a page of blocks, most of them in its first half."""
     witness = list(_WITNESS_RE.finditer(text))
     start = witness[-1].start() if witness else len(text) // 2
     end = min(len(text), start + SIGNATURE_CHARS)
+    if not witness and (conformed := _CONFORMED_RE.search(text, 0, start)) is not None:
+        start = text.rfind("\n", 0, max(0, text.rfind("\n", 0, conformed.start()))) + 1  # the name line above it
     found: list[Mention] = []
-    for pattern in (_ON_BEHALF_RE, _ABOVE_BY_RE, _ROLE_LABEL_RE):
+    for pattern in (_ON_BEHALF_RE, _ABOVE_BY_RE, _ABOVE_CONFORMED_RE, _ROLE_LABEL_RE):
         for m in pattern.finditer(text, start, end):
             raw = m.group("name")
             label = _LABEL_PREFIX_RE.match(raw)
