@@ -405,13 +405,18 @@ def test_every_block_of_a_joint_filing_agreement_from_its_first_conformed_signat
     blocks = "".join(
         f"{name}\n{by}/s/ Ann Lee\nName: Ann Lee\nTitle: Authorized Signatory\n"
         for name, by in [("KESTREL PARTNERS, LLC", ""), ("KESTREL FUND II, L.P.", "By: Kestrel Partners, LLC, its general partner\n"),
-                         ("KESTREL OFFSHORE FUND, LTD.", ""), ("KESTREL HOLDINGS GP, LLC", "")])
+                         ("KESTREL OFFSHORE FUND, LTD.", ""), ("KESTREL HOLDINGS GP, LLC", ""),
+                         ("KESTREL PARTNERS LUX S.À R.L", ""), ("KESTREL PARTNERS LUX S.À R.L II", ""),
+                         ("KESTREL PARTNERS - OFFSHORE INVESTMENT MASTER FUND II,\nL.P.",
+                          "By: Kestrel Partners, LLC, its investment manager\n")])
     value = read_parties(
         "JOINT FILING AGREEMENT\n\nThe undersigned hereby agree to the joint filing of the Statement on Schedule 13D "
         "to which this agreement is attached.\n\nDated: July 6, 2020\n\n" + blocks)
     assert value is not None
     assert [p["name"] for p in value.detail["parties"]] == [
-        "KESTREL PARTNERS, LLC", "KESTREL FUND II, L.P.", "KESTREL OFFSHORE FUND, LTD.", "KESTREL HOLDINGS GP, LLC"]
+        "KESTREL PARTNERS, LLC", "KESTREL FUND II, L.P.", "KESTREL OFFSHORE FUND, LTD.", "KESTREL HOLDINGS GP, LLC",
+        "KESTREL PARTNERS LUX S.À R.L", "KESTREL PARTNERS LUX S.À R.L II",
+        "KESTREL PARTNERS - OFFSHORE INVESTMENT MASTER FUND II, L.P."]
 
 
 def test_names_holding_a_street_and_roles_defined_in_a_definitions_section():

@@ -539,9 +539,11 @@ _ROLE_LABEL_RE = re.compile(
 _LABEL_PREFIX_RE = re.compile(rf"(?i)\s*(?:the\s+)?(?:{_ROLE_LABEL})\s*:\s*")
 # "For and on behalf of\nBeta Ltd" (British signature blocks).
 _ON_BEHALF_RE = re.compile(r"(?i)\b(?:for\s+and\s+)?on\s+behalf\s+of\s*:?[ \t]*\n?\s*(?P<name>[^\n]{2,100})")
-# A name on the line above "By:" (blank or rule lines between).
+# A name on the line above "By:" (blank or rule lines between), or over two lines when its legal
+# form wraps ("MEZZANINE PARTNERS - OFFSHORE INVESTMENT MASTER FUND II,\nL.P.").
 _ABOVE_BY_RE = re.compile(
-    r"(?m)^[ \t]*(?P<name>[^\n]{2,100}?)[ \t]*\n(?:[ \t]*(?:[-_=]{3,})?[ \t]*\n){0,3}[ \t]*(?:By|BY|Per|PER)\b[ \t]*[:_.]"
+    r"(?m)^[ \t]*(?P<name>(?:[^\n]{2,100},[ \t]*\n[ \t]*(?=(?i:l\.?l?\.?[cp]|inc|ltd|limited|corp)))?[^\n]{2,100}?)"
+    r"[ \t]*\n(?:[ \t]*(?:[-_=]{3,})?[ \t]*\n){0,3}[ \t]*(?:By|BY|Per|PER)\b[ \t]*[:_.]"
 )
 # A name on the line above a conformed signature, with no "By:" ("HPS PARTNERS, LLC\n/s/ John Madden").
 _ABOVE_CONFORMED_RE = re.compile(r"(?m)^[ \t]*(?!(?i:by|per)\b)(?P<name>[^\n]{2,100}?)[ \t]*\n[ \t]*/s/")

@@ -138,13 +138,15 @@ def _end_at_suffix(text: str) -> str:
     """The name up to its corporate suffix run, keeping a trade name and 'of <State>'.
 
     What follows a suffix is an address or description ("Xencor, Inc. 111 W. Lemon Ave."),
-    except a "d/b/a" trade name and a chartering jurisdiction ("Alliance Bancorp, Inc. of
-    Pennsylvania"), which belong to the name.
+    except a "d/b/a" trade name, a chartering jurisdiction ("Alliance Bancorp, Inc. of
+    Pennsylvania") and a closing roman numeral, which belong to the name.
     """
     run = next((m for m in _SUFFIX_RUN_RE.finditer(text) if m.start() > 0), None)
     if run is None or run.end() >= len(text):
         return text
     name, rest = text[:run.end()].rstrip(" ,"), text[run.end():].lstrip(" ,")
+    if (numeral := _CLOSING_NUMERAL_RE.fullmatch(rest)) is not None:
+        return f"{name} {numeral.group(1)}"  # "... Lux S.à r.l. II", a sister of "... Lux S.à r.l."
     trade = _TRADE_NAME_RE.match(rest)
     if trade:
         return f"{name} {trade.group().strip()}"
@@ -154,6 +156,8 @@ def _end_at_suffix(text: str) -> str:
     return name
 
 
+# A roman numeral alone after the suffix run, the whole rest of the name.
+_CLOSING_NUMERAL_RE = re.compile(r"(?i)\s*([IVX]{1,5})\.?\s*")
 # A trade name: "d/b/a Time Life Music".
 _TRADE_NAME_RE = re.compile(r"(?i)\b(?:d/b/a|dba|doing\s+business\s+as|t/a|trading\s+as)\s+([^,;()\n]{2,60})")
 
@@ -257,10 +261,18 @@ def has_personal_marker(name: str) -> bool:
     return bool(_PERSONAL_MARKER_RE.search(name))
 
 
+_NUMERAL_RE = re.compile(r"^(?:[ivx]{1,5}|\d{1,3})$")
+
+
 def name_key(name: str) -> frozenset[str]:
-    """The words two spellings of one name share: case, punctuation and suffixes aside."""
+    """The words two spellings of one name share: case, punctuation and suffixes aside.
+
+    A closing numeral counts apart ("#ii"): "Mezzanine Partners II Lux S.à r.l. II" is a sister
+    of "Mezzanine Partners II Lux S.à r.l.", though it adds no word the other lacks."""
     words = re.sub(r"[^\w]+", " ", name.casefold().replace("’", "").replace("'", "")).split()
     core = [w for w in words if not _SUFFIX_WORD_RE.match(w) and w not in ("the", "a", "l", "c", "s", "p")]
+    if words and _NUMERAL_RE.match(words[-1]):
+        core.append("#" + words[-1])
     return frozenset(core or words)
 
 
@@ -284,6 +296,8 @@ def _misspelt(ka: frozenset[str], kb: frozenset[str]) -> bool:
     only_a, only_b = ka - kb, kb - ka
     if len(ka) != len(kb) or len(ka) < 2 or len(only_a) != 1 or len(only_b) != 1:
         return False
+    if any(w.startswith("#") or _NUMERAL_RE.match(w) for w in only_a | only_b):
+        return False  # "Fund II" and "Fund III" are two funds, not one misspelt
     return SequenceMatcher(None, next(iter(only_a)), next(iter(only_b))).ratio() >= 0.85
 
 
