@@ -419,6 +419,16 @@ def test_every_block_of_a_joint_filing_agreement_from_its_first_conformed_signat
         "KESTREL PARTNERS - OFFSHORE INVESTMENT MASTER FUND II, L.P."]
 
 
+def test_parties_defined_each_by_itself_are_two_parties_with_one_role():
+    value = read_parties(
+        "THIS JOINT VENTURE AGREEMENT is made this 20th day of March 2020, BETWEEN:\nAlder Loans.com, inc of 512 "
+        "Bay Drive, suite 201, Tampa FL 33604, and Birch Health, LLC dba Shots2Go of 4060 Creek Parkway\nSuite H, "
+        'Duluth, GA 30024 (individually the "Member" and collectively the "Members").\nBACKGROUND:\nA. The Members.')
+    assert value is not None
+    assert [(p["name"], p["short_names"]) for p in value.detail["parties"]] == [
+        ("Alder Loans.com, inc", ["Member"]), ("Birch Health, LLC", ["Member"])]
+
+
 def test_names_holding_a_street_and_roles_defined_in_a_definitions_section():
     value = read_parties('This agreement is between Acorn Design Studio (the "Designer") and Maple Street Bakery '
                          '(the "Client").\n\n1. Services.')

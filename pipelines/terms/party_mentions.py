@@ -115,6 +115,11 @@ _NOT_A_PARTY_RE = re.compile(
 _COMBINED_RE = re.compile(r"(?i)\b(?:together|collectively|jointly|each|both|individually)\b")
 # A definition naming several parties together: "(collectively "WYZZ")", "(each and both of them".
 _JOINT_DEFINITION_RE = re.compile(r"(?i)\(\s*(?:collectively|together|jointly|each\s+and\s+both)\b")
+# A definition of each party by itself: "(individually the "Member" and collectively the "Members")",
+# "(each a "Reporting Person")".
+_EACH_DEFINITION_RE = re.compile(r"(?i)\(\s*(?:individually|each)\b(?!\s+and\s+both)")
+# Between the parties such a definition follows: "..., and JVLS, LLC", "... Inc. and Beta LLC".
+_EACH_SEPARATOR_RE = re.compile(r"(?:,\s*|\s+)and\s+(?=[A-Z])")
 # Between the items of a jointly defined run: "WYZZ, Inc. and WYZZ Licensee, Inc.".
 _JOINT_SEPARATOR_RE = re.compile(r",?\s+and\s+|,\s+|\n\s*\n\s*", re.IGNORECASE)
 # Where one party of a list ends and the next begins (U+037E, the Greek question mark, is the
@@ -260,6 +265,10 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
         elif mention is not None and (joint := _jointly_defined(text, cursor, d_start)) is not None:
             joint.short_names, joint.clause_end = shorts, d_end
             mentions.append(joint)
+        elif mention is not None and (each := _each_defined(text, cursor, d_start)) is not None:
+            for one in each:
+                one.short_names, one.clause_end = list(shorts), d_end
+            mentions += each
         elif mention is not None:
             mention.short_names, mention.clause_end = shorts, d_end
             mentions.append(mention)
@@ -304,6 +313,23 @@ def _jointly_defined(text: str, start: int, d_start: int) -> Mention | None:
     _, last_end = _locate(text, items[-1], d_start, members[-1])
     return Mention(" and ".join(members), first_start, last_end, "preamble", clause_end=last_end,
                    members=members)
+
+
+def _each_defined(text: str, start: int, d_start: int) -> list[Mention] | None:
+    """The parties one definition names each by itself, or None: "BorrowMoney.com, inc of 512
+    Bayshore Dr, ..., and JVLS, LLC dba Vaccines 2Go of 4060 Johns Creek Parkway ... (individually
+    the "Member" and collectively the "Members")" is two parties, each a Member, not one."""
+    if not _EACH_DEFINITION_RE.match(text, d_start):
+        return None
+    bounds = [start] + [m.end() for m in _EACH_SEPARATOR_RE.finditer(text, start, d_start)] + [d_start]
+    each = []
+    for item_start, item_end in pairwise(bounds):
+        name = clean_name(text[item_start:item_end])
+        if name is None or not (has_corporate_suffix(name) or looks_like_person(name)):
+            return None  # an item that names no party: not a list of parties
+        n_start, n_end = _locate(text, item_start, item_end, name)
+        each.append(Mention(name, n_start, n_end, "preamble", clause_end=n_end))
+    return each if len(each) >= 2 else None
 
 
 def _preamble_end(text: str, start: int, sentences: bool = True) -> int:
