@@ -242,6 +242,11 @@ def test_a_party_left_to_its_role_or_a_template_field_is_its_own_party():
               '("Company") and the person signing below ("Recipient").\n\n1. Confidential Information.')
     assert [(p["name"], p["short_names"], p["kind"]) for p in _parties(signer)] == [
         ("Tidewater Software Corp.", ["Company"], "organisation"), ("Recipient", ["Recipient"], "unnamed")]
+    scheduled = ('FRANCHISE AGREEMENT\n\nBetween ROWAN GRILL CORPORATION a company incorporated in Florida ("RGC")\n\n'
+                 'AND The party specified as the Franchisee on SCHEDULE 1 attached hereto (the "Franchisee")\n\n'
+                 "INTRODUCTION\n\nA. RGC has developed a system.")
+    assert [(p["name"], p["kind"]) for p in _parties(scheduled)] == [
+        ("ROWAN GRILL CORPORATION", "organisation"), ("Franchisee", "unnamed")]
 
 
 def test_parties_of_an_earlier_agreement_and_principals_are_not_parties():

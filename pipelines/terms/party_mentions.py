@@ -139,7 +139,7 @@ _LIST_SEPARATOR_RE = re.compile(
 _UNNAMED_LIST_RE = re.compile(r"(?i)(?:^|[,;)]\s*|\s)and\s")
 _UNNAMED_RE = re.compile(
     r"\s*(?:_{3,}|X{4,}|\[\s*[*●•_\s]*\]|(?:<<|«)[^<>«»\n]{0,60}(?:>>|»)|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
-    r"(?:named|identified|listed|set\s+forth|designated|indicated|signing|executing)\b|(?:the\s+)?undersigned\b)", re.IGNORECASE)
+    r"(?:named|identified|listed|specified|set\s+forth|designated|indicated|signing|executing)\b|(?:the\s+)?undersigned\b)", re.IGNORECASE)
 _ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
 # A label before a listed party's name, naming its part: "Party A: Rise Co., Ltd.", "the
 # Covenanter: Beta Inc." (not a cover's "Source:" or "Attention:" line).
