@@ -117,6 +117,7 @@ def test_rule_findings_record_pack_version_and_rule():
         ("1.4.2011", "2011-04-01"),  # dotted dates are day first
         ("4.13.2011", "2011-04-13"),  # ... unless the day cannot be a month
         ("this day of , 19", None),  # a template whose underscores the text layer dropped
+        ("20th day of Friday, March 2020", "2020-03-20"),  # a weekday between "day of" and the month
     ],
 )
 def test_date_forms(written, iso):

@@ -36,6 +36,8 @@ _ORDINAL = (
 _DAY = rf"(?:\(?[0-3]?\d(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?\)?|{_ORDINAL})"
 # A blank left in a template ("____", "[•]", "[ ]") instead of the day.
 _BLANK = r"(?:_{2,}|\[[^\]\n]{0,6}\])"
+# A weekday a drafter put between "day of" and the month: "this 20th day of Friday, March 2020".
+_WEEKDAY = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)"
 _YEAR = r"(?:19|20)\d{2}"
 
 DATE_RE = re.compile(
@@ -45,7 +47,7 @@ DATE_RE = re.compile(
             rf"(?P<m1>{_MONTH})\.?\s+(?:(?P<d1>{_DAY})|{_BLANK}|(?=,))\s*,?\s*(?P<y1>{_YEAR})",
             # 3rd day of March, 2021 / 3 March 2021 / ____ day of March, 2021 / the 1st of March, 2003
             # ("of" without "day" only after an ordinal: "5 of March" is more often a count)
-            rf"(?:(?P<d2>{_DAY})|{_BLANK})(?:\s*day\s+of\s+|(?<=[a-z])\s+of\s+|\s*)(?P<m2>{_MONTH})\s*,?\s*"
+            rf"(?:(?P<d2>{_DAY})|{_BLANK})(?:\s*day\s+of\s+{_WEEKDAY}?|(?<=[a-z])\s+of\s+|\s*)(?P<m2>{_MONTH})\s*,?\s*"
             rf"(?:A\.?D\.?\s+|in\s+the\s+year\s+)?(?P<y2>{_YEAR})",
             # ____ day of ________, 2021 / day of , 2021 (a template with day and month left blank;
             # "day of , 19" where the text layer dropped the underscores of "19__")
