@@ -440,8 +440,8 @@ def _role_short(shorts: list[str]) -> str | None:
 
 def _unnamed_party(text: str, previous_end: int, d_start: int, role: str) -> bool:
     """A party the contract leaves unnamed: "and the Agent named on the signature page (the
-    "Agent")", "and the person signing below ("Recipient")", "and _______________ (the "Professional")", "and the Franchisee ("you" or
-    "Franchisee")", "and <<Company Name>> ("Supplier")".  The list goes on past the previous
+    "Agent")", "and the person signing below ("Recipient")", "and _______________ (the
+    "Professional")", "and the Franchisee ("you" or "Franchisee")", "and <<Company Name>> ("Supplier")".  The list goes on past the previous
     party ("and"), and what names this one is a blank, a template field, a description or the
     role itself, so it is shown by the role it is defined by rather than merged into its
     neighbour."""

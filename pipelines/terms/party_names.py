@@ -9,6 +9,7 @@ name at all (a sentence, an address, a phone number) is refused rather than show
 from __future__ import annotations
 
 import re
+from collections import Counter
 from difflib import SequenceMatcher
 
 from pipelines.rules.jurisdictions import SPELLINGS, normalise_jurisdiction
@@ -267,13 +268,12 @@ _NUMERAL_RE = re.compile(r"^(?:[ivx]{1,5}|\d{1,3})$")
 def name_key(name: str) -> frozenset[str]:
     """The words two spellings of one name share: case, punctuation and suffixes aside.
 
-    A closing numeral counts apart ("#ii"): "Mezzanine Partners II Lux S.à r.l. II" is a sister
+    A word said twice counts twice ("ii#2"): "Mezzanine Partners II Lux S.à r.l. II" is a sister
     of "Mezzanine Partners II Lux S.à r.l.", though it adds no word the other lacks."""
     words = re.sub(r"[^\w]+", " ", name.casefold().replace("’", "").replace("'", "")).split()
     core = [w for w in words if not _SUFFIX_WORD_RE.match(w) and w not in ("the", "a", "l", "c", "s", "p")]
-    if words and _NUMERAL_RE.match(words[-1]):
-        core.append("#" + words[-1])
-    return frozenset(core or words)
+    repeated = [f"{w}#{n}" for w, n in Counter(core).items() if n > 1]
+    return frozenset(core + repeated or words)
 
 
 def same_party(a: str, b: str) -> bool:
@@ -296,7 +296,7 @@ def _misspelt(ka: frozenset[str], kb: frozenset[str]) -> bool:
     only_a, only_b = ka - kb, kb - ka
     if len(ka) != len(kb) or len(ka) < 2 or len(only_a) != 1 or len(only_b) != 1:
         return False
-    if any(w.startswith("#") or _NUMERAL_RE.match(w) for w in only_a | only_b):
+    if any("#" in w or _NUMERAL_RE.match(w) for w in only_a | only_b):
         return False  # "Fund II" and "Fund III" are two funds, not one misspelt
     return SequenceMatcher(None, next(iter(only_a)), next(iter(only_b))).ratio() >= 0.85
 
