@@ -432,6 +432,11 @@ def test_parties_defined_each_by_itself_are_two_parties_with_one_role():
     assert value is not None
     assert [(p["name"], p["short_names"]) for p in value.detail["parties"]] == [
         ("Alder Loans.com, inc", ["Member"]), ("Birch Health, LLC", ["Member"])]
+    capitals = read_parties('THIS AGREEMENT is made BETWEEN\nCEDAR MILLS LIMITED of 1 Quay Street, Cork\nAND\n'
+                            'DUNE FOODS LLC of 9 Pier Road, Miami (each a "Shareholder").\n\n1. Shares.')
+    assert capitals is not None
+    assert [(p["name"], p["short_names"]) for p in capitals.detail["parties"]] == [
+        ("CEDAR MILLS LIMITED", ["Shareholder"]), ("DUNE FOODS LLC", ["Shareholder"])]
 
 
 def test_names_holding_a_street_and_roles_defined_in_a_definitions_section():

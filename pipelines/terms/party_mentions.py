@@ -118,8 +118,9 @@ _JOINT_DEFINITION_RE = re.compile(r"(?i)\(\s*(?:collectively|together|jointly|ea
 # A definition of each party by itself: "(individually the "Member" and collectively the "Members")",
 # "(each a "Reporting Person")".
 _EACH_DEFINITION_RE = re.compile(r"(?i)\(\s*(?:individually|each)\b(?!\s+and\s+both)")
-# Between the parties such a definition follows: "..., and JVLS, LLC", "... Inc. and Beta LLC".
-_EACH_SEPARATOR_RE = re.compile(r"(?:,\s*|\s+)and\s+(?=[A-Z])")
+# Between the parties such a definition follows: "..., and JVLS, LLC", "... Inc. and Beta LLC",
+# "... LIMITED\nAND\nBETA LLC".
+_EACH_SEPARATOR_RE = re.compile(r"(?:,\s*|\s+)(?i:and)\s+(?=[A-Z])")
 # Between the items of a jointly defined run: "WYZZ, Inc. and WYZZ Licensee, Inc.".
 _JOINT_SEPARATOR_RE = re.compile(r",?\s+and\s+|,\s+|\n\s*\n\s*", re.IGNORECASE)
 # Where one party of a list ends and the next begins (U+037E, the Greek question mark, is the
