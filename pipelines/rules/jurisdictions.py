@@ -63,6 +63,10 @@ SPELLINGS = _build_table()
 # Longest first, so "New York" wins over "York" and "England and Wales" over "England".
 _NAMES = "|".join(re.escape(s) for s in sorted(SPELLINGS, key=len, reverse=True))
 _JURISDICTION_RE = re.compile(rf"(?<![\w.])(?:{_NAMES})(?![\w])", re.IGNORECASE)
+# How "the laws of X" choose X in the present tense, after the place: "... govern this Agreement",
+# "... apply to this Agreement" (the governing-law rule and the key-term reader both ask).
+GOVERNS_THIS_AGREEMENT = (r"govern\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)|"
+                          r"appl(?:y|ies)\s+to\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)")
 # What a governing-law clause puts before the jurisdiction it chooses.
 _LAWS_OF_RE = re.compile(
     r"\blaws?\s+(?:(?:in\s+force\s+)?(?:of|in)\s+)(?:and\s+in\s+)?(?:the\s+)?"

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 from pipelines.datamodel import Segment
-from pipelines.rules.jurisdictions import SPELLINGS, US_STATES, chosen_jurisdiction, normalise_jurisdiction
+from pipelines.rules.jurisdictions import (
+    GOVERNS_THIS_AGREEMENT, SPELLINGS, US_STATES, chosen_jurisdiction, normalise_jurisdiction,
+)
 from pipelines.rules.keyterms import SegmentIndex
 from pipelines.terms.value import Quote, TermValue
 
@@ -34,8 +36,7 @@ _CUES: tuple[tuple[re.Pattern[str], float], ...] = (
                 r"\b(?:in\s+accordance\s+with|under|by|pursuant\s+to)\b[^.;]{0,40}?\blaws?\b", re.IGNORECASE), 0.9),
     # "the laws of X shall govern", and in the present tense "the laws of X govern this Agreement"
     (re.compile(r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:(?:shall|will)\s+(?:govern|apply|be\s+applicable)|"
-                r"govern\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)|"
-                r"appl(?:y|ies)\s+to\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract))", re.IGNORECASE), 0.9),
+                rf"{GOVERNS_THIS_AGREEMENT})", re.IGNORECASE), 0.9),
     (re.compile(r"\bsubject\s+to\s+(?:and\s+governed\s+by\s+)?the\s+(?:\w+\s+)?laws?\s+of\b", re.IGNORECASE), 0.75),
     # a place's law as the subject: "New York law shall govern this Agreement"
     (re.compile(r"\b(?:[A-Z][a-z]+\s+){1,3}laws?\s+(?:shall\s+|will\s+)?(?:govern|governs|appl(?:y|ies))\b"), 0.9),
