@@ -3,7 +3,7 @@
 # migration, then a cpu worker, a gpu worker, the nightly scheduler, the drop-folder watcher,
 # Flower (basic auth) and the metrics endpoint, each logging to $LOGS/NAME.log.
 #
-#   CLAUSEMILL_FLOWER_BASIC_AUTH=ops:secret CLAUSEMILL_NIGHTLY_PATHS=/srv/contracts ops/cluster.sh [INBOX] [OUTBOX]
+#   CLAUSEMILL_FLOWER_BASIC_AUTH=ops:long-random-secret CLAUSEMILL_NIGHTLY_PATHS=/srv/contracts ops/cluster.sh [INBOX] [OUTBOX]
 #
 # Ctrl-C or SIGTERM stops every process (workers finish their current tasks); if one of them
 # exits on its own, the others are stopped too and the script exits 1.  Settings come from the

@@ -26,7 +26,6 @@ from pipelines.deadlines import HORIZONS, KIND_TITLES, Deadline, by_horizon, wri
 from pipelines.playbook.values import normalize
 from pipelines.reports.palette import LEVEL_COLORS
 
-TEMPLATES = Path(__file__).resolve().parent / "reports" / "templates"
 _QUOTE_KEY_CHARS = 300
 
 
@@ -158,12 +157,10 @@ class NightlyReport:
 
 def write_nightly_report(report: NightlyReport, out_dir: Path) -> list[Path]:
     """nightly.html, nightly.json and deadlines.ics in `out_dir`, beside the batch reports."""
-    import jinja2
+    from pipelines.reports.html_report import environment
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                                     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    html = environment.get_template("nightly.html").render(
+    html = environment().get_template("nightly.html").render(
         report=report, delta=report.delta, counts=report.delta.counts(), horizons=HORIZONS,
         deadlines=by_horizon(report.deadlines), kind_titles=KIND_TITLES, level_colors=LEVEL_COLORS,
     )

@@ -7,11 +7,12 @@ embedded: Celery over kombu's filesystem transport and SQLite under `data_dir`, 
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from pipelines.dag import STAGES
@@ -26,6 +27,11 @@ def cores() -> int:
     """CPUs this process may use (a container's quota shows in its affinity, not in cpu_count):
     the embedded launcher sizes the gpu role by it, and the model its torch threads."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _entries(value: str) -> list[str]:
+    """The non-blank entries of a comma-separated setting."""
+    return [entry.strip() for entry in value.split(",") if entry.strip()]
 
 
 HARD_LIMIT_GRACE_S = 10
@@ -163,6 +169,18 @@ class Settings(BaseSettings):
     login_max_failures: int = Field(default=5, gt=0)
     login_window_s: int = Field(default=300, gt=0)
     review_lease_s: int = Field(default=900, gt=0)
+    # What the review app believes and accepts (web/auth.py, web/users.py).  trusted_proxies:
+    # the addresses or networks ("10.0.0.5,192.168.1.0/24") of reverse proxies whose
+    # X-Forwarded-For/-Proto are believed; with none, nobody's are, since a forged one would give
+    # each guess a fresh login throttle.  max_request_bytes: the largest request body, refused
+    # (413) before it is read: the largest form or /api body is an assignment of 1,000 ids
+    # (about 10 KB) or a decision's comment, and 1 MiB is also the most one form field may hold
+    # (Starlette's limit).  password_min_length: a new user's (and Flower's) password, in characters;
+    # NIST SP 800-63B-4 requires 15 where the password is the only factor, as here, and length
+    # is its one rule (no demands for digits or symbols).
+    trusted_proxies: str = ""
+    max_request_bytes: int = Field(default=1024 * 1024, gt=0)
+    password_min_length: int = Field(default=15, ge=1)
 
     @model_validator(mode="after")
     def _redelivery_waits_for_the_longest_task(self) -> Settings:
@@ -173,6 +191,21 @@ class Settings(BaseSettings):
             raise ValueError(f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed the longest task "
                              f"time limit ({longest} s), or Redis would redeliver tasks that are still running")
         return self
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_addresses(cls, value: str) -> str:
+        for entry in _entries(value):
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"trusted_proxies lists IP addresses or networks separated by commas "
+                                 f"(10.0.0.5,192.168.1.0/24), not {entry!r}") from None
+        return value
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        return _entries(self.trusted_proxies)
 
     @property
     def our_parties(self) -> tuple[str, ...]:

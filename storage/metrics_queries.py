@@ -6,6 +6,7 @@ function is one read that a scrape makes; times are naive UTC, as the tables sto
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,6 +17,18 @@ from sqlalchemy.orm import Session
 from pipelines.dag import Stage
 from pipelines.datamodel import TERMINAL_STATUSES, BatchOrigin, BatchStatus, DocumentStatus, IntakeState, RunState, SkipReason
 from storage import schema
+
+BATCH_LABEL_HEX = 12
+
+
+def batch_label(batch_id: str) -> str:
+    """A batch as a metrics label: a digest of its id, never the id itself.
+
+    Batch ids are free text (`--batch-id 'Project Falcon: Acme takeover'`) and /metrics is
+    served without a login, so the label only tells batches apart; `clausemill status BATCH`
+    prints the label of a batch.  Twelve hex digits keep a thousand batches from colliding."""
+    return "b" + hashlib.sha256(batch_id.encode("utf-8")).hexdigest()[:BATCH_LABEL_HEX]
+
 
 PENDING_INTAKE: tuple[IntakeState, ...] = tuple(state for state in IntakeState if not state.ended)
 

@@ -190,6 +190,9 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     disabled: Mapped[bool] = mapped_column(default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Written into each session cookie at login, and raised at logout and when the user is
+    # disabled: a cookie naming an older version is refused, so it is worthless once copied.
+    session_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
 
 class ReviewDecision(Base):

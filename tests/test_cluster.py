@@ -67,7 +67,7 @@ def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tm
 
     logs = tmp_path / "logs"
     flower_port, metrics_port = free_port(), free_port()
-    env = {**server_env, "CLAUSEMILL_FLOWER_BASIC_AUTH": "ops:cluster-test", "FLOWER_PORT": str(flower_port),
+    env = {**server_env, "CLAUSEMILL_FLOWER_BASIC_AUTH": "ops:cluster-test-secret", "FLOWER_PORT": str(flower_port),
            "METRICS_PORT": str(metrics_port), "CLAUSEMILL_CLUSTER_LOGS": str(logs), "CLAUSEMILL_WATCH_STABLE_S": "1",
            "CLAUSEMILL": str(Path(sys.executable).with_name("clausemill")), "CLAUSEMILL_DATA_DIR": str(tmp_path / "data"),
            "CLAUSEMILL_NIGHTLY_PATHS": str(tmp_path / "repository")}
@@ -85,7 +85,7 @@ def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tm
 
         wait_until(workers_online, timeout=120, message="both workers online in /metrics")
         assert get(f"http://127.0.0.1:{flower_port}/api/workers")[0] == 401
-        assert get(f"http://127.0.0.1:{flower_port}/api/workers", auth=("ops", "cluster-test"))[0] == 200
+        assert get(f"http://127.0.0.1:{flower_port}/api/workers", auth=("ops", "cluster-test-secret"))[0] == 200
         (inbox / "supply agreement.txt").write_text(
             "SUPPLY AGREEMENT\n\nThis Agreement is governed by the laws of the State of New York.\n\n"
             "Neither party may assign this Agreement without the prior written consent of the other party.\n")
@@ -110,6 +110,8 @@ def test_nothing_it_publishes_answers_without_credentials() -> None:
     scrapes it (/metrics and /healthz, no contract data)."""
     published = {name for name, s in SERVICES.items() if s.get("ports") and name in OURS}
     assert published == {"flower", "review", "metrics"}
+    # Flower and the metrics endpoint are for the operators' machine: the host's loopback only.
+    assert all(port.startswith("127.0.0.1:") for name in ("flower", "metrics") for port in SERVICES[name]["ports"])
     required = {"flower": "CLAUSEMILL_FLOWER_BASIC_AUTH", "review": "CLAUSEMILL_SECRET_KEY"}
     for name, variable in required.items():
         assert re.fullmatch(r"\$\{%s:\?[^}]+\}" % variable, SERVICES[name]["environment"][variable]), name

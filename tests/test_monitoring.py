@@ -32,6 +32,7 @@ from pipelines.datamodel import BatchStatus, DocumentStatus, IntakeState, RunSta
 from pipelines.settings import Settings
 from storage import schema
 from storage.database import session_scope
+from storage.metrics_queries import batch_label
 from storage.schema import utcnow
 from workers import metrics as metrics_module
 
@@ -188,9 +189,9 @@ def assert_documents_match(samples: Samples, batch_id: str, expected: dict[str, 
         assert {d.filename: d.status for d in documents} == expected
         stored = {status: sum(1 for d in documents if d.status == status) for status in DocumentStatus}
         timed = {stage: sum(1 for d in documents if stage in (d.timings or {})) for stage in Stage}
-    shown = by_label(samples["clausemill_documents"], "status", batch=batch_id)
+    shown = by_label(samples["clausemill_documents"], "status", batch=batch_label(batch_id))
     assert shown == {status: float(n) for status, n in stored.items() if n}
-    assert by_label(samples["clausemill_documents"], "stage", batch=batch_id, status="done") == {
+    assert by_label(samples["clausemill_documents"], "stage", batch=batch_label(batch_id), status="done") == {
         "persist": float(stored[DocumentStatus.DONE])}
     ended = by_label(samples["clausemill_documents_ended_total"], "status")
     assert ended == {status: float(stored[DocumentStatus(status)]) for status in ("done", "failed", "duplicate")}
@@ -210,9 +211,13 @@ def test_flower_refuses_to_start_without_credentials(tmp_path: Path) -> None:
     assert missing.returncode == 2, missing.stdout + missing.stderr
     assert "CLAUSEMILL_FLOWER_BASIC_AUTH" in missing.stderr and "--no-auth" in missing.stderr
 
-    malformed = run_cli(["flower"], {**server, "CLAUSEMILL_FLOWER_BASIC_AUTH": "auditor:secret,nopassword"}, timeout=60)
+    malformed = run_cli(["flower"], {**server, "CLAUSEMILL_FLOWER_BASIC_AUTH": "auditor:long-enough-secret,nopassword"},
+                        timeout=60)
     assert malformed.returncode == 2 and "entry 2" in malformed.stderr and "user:password" in malformed.stderr
     assert "secret" not in malformed.stderr  # a password is never echoed
+
+    short = run_cli(["flower"], {**server, "CLAUSEMILL_FLOWER_BASIC_AUTH": "auditor:x"}, timeout=60)
+    assert short.returncode == 2 and "entry 1" in short.stderr and "at least 15 characters" in short.stderr
 
 
 def test_flower_shows_both_workers_and_their_tasks_behind_basic_auth(small_batch, server_env: dict[str, str],
@@ -301,12 +306,15 @@ def test_metrics_of_an_embedded_run_leave_the_broker_folder_alone(small_batch, e
     broker = Path(env["CLAUSEMILL_DATA_DIR"]) / "broker"
     before = sorted(p.relative_to(broker) for p in broker.rglob("*"))
 
-    url = metrics_url(serve(["metrics", "--port", "0", "--address", "127.0.0.1"], env))
+    url = metrics_url(serve(["metrics", "--port", "0"], env))
+    assert url.startswith("http://127.0.0.1:")  # this machine only, unless --address says otherwise
     exposition, samples = scrape(url)
     scrape(url)
     assert_promtool_accepts(exposition)
     database = sqlite_url(env)
     assert_documents_match(samples, "local", expected, database)
+    status = run_cli(["status", "local"], env, timeout=60)  # how an operator finds the batch's label
+    assert f'batch="{batch_label("local")}"' in status.stdout, status.stdout + status.stderr
     # No audit runs, so no embedded worker does: zero, and nothing broadcast to the queues of
     # the workers that are gone.
     assert by_label(samples["clausemill_workers_online"], "queue") == {"cpu": 0.0, "gpu": 0.0, "other": 0.0}
@@ -363,8 +371,10 @@ def test_operations_tables_become_metrics(tmp_path: Path) -> None:
     samples = parse(exposition)
 
     shown = set(by_label(samples["clausemill_documents"], "batch"))
-    assert shown == {"current", *old_batches[-metrics_module.RECENT_BATCHES:]}
-    assert by_label(samples["clausemill_documents"], "stage", batch="current") == {"none": 1.0, "extract": 1.0}
+    assert shown == {batch_label(b) for b in ("current", *old_batches[-metrics_module.RECENT_BATCHES:])}
+    assert by_label(samples["clausemill_documents"], "stage", batch=batch_label("current")) == {
+        "none": 1.0, "extract": 1.0}
+    assert not any(batch_id in exposition for batch_id in ("current", *old_batches))  # ids are free text
     assert by_label(samples["clausemill_documents_ended_total"], "status")["done"] == len(old_batches)
     buckets = by_label(samples["clausemill_stage_duration_seconds_bucket"], "le", stage="extract")
     assert buckets["30.0"] == 0 and buckets["60.0"] == 1 and buckets["+Inf"] == 1

@@ -33,6 +33,8 @@ XSS_SCRIPT = "<script>alert(1)</script>"
 XSS_ATTR = '"><img src=x onerror=alert(2)>'
 HOSTILE_FILE = f"{XSS_SCRIPT}{XSS_ATTR}.pdf"
 FAILURE = f"encrypted PDF: a password is required {XSS_SCRIPT}"
+SPOOFED = "halcyon-distribution-\u202efdp.txt"
+"""A text file whose name reads "...-txt.pdf" wherever the right-to-left override is obeyed."""
 NON_COMPETE = "Neither party shall, during the Term, engage in any competing business in North America."
 UNCAPPED = "Notwithstanding anything to the contrary, the liability of either party for a breach of this Agreement shall be unlimited."
 COLUMNS = ["Contract", "Counterparty", "Type", "Our role", "Expires", "Next notice date", "Level", "Top issues"]
@@ -54,7 +56,7 @@ SAMPLES = (
     Sample(1, "northwind-distribution.pdf"),
     Sample(14, "copperleaf-licence.pdf", (("Uncapped Liability", UNCAPPED),)),
     Sample(23, "cedar-ridge-distribution.pdf", (("Non-Compete", NON_COMPETE),)),
-    Sample(18, "halcyon-distribution.pdf"),
+    Sample(18, SPOOFED),
     Sample(2, HOSTILE_FILE, (("Non-Compete", f"{XSS_SCRIPT} {NON_COMPETE} {XSS_ATTR}"),)),
 )
 
@@ -152,6 +154,23 @@ def test_contract_and_playbook_text_is_escaped_everywhere(full: Rendered, summar
     assert page.xpath(".//h2")[0].text_content().startswith(HOSTILE_FILE)
     assert XSS_SCRIPT in page.xpath('.//div[@class="says"]/blockquote')[0].text_content()
     assert FAILURE in lxml.html.fromstring(full.html).xpath('//table[@class="failed-documents"]')[0].text_content()
+
+
+def test_names_are_isolated_and_a_direction_override_shows(full: Rendered, summary: Rendered):
+    """Each file and party name sits in its own <bdi>, and the override in SPOOFED is written
+    out where it was: the name reads as the text file it is."""
+    shown = SPOOFED.replace("\u202e", "[U+202E]")
+    for rendered in (full, summary):
+        tree = lxml.html.fromstring(rendered.html)
+        assert "\u202e" not in tree.text_content()  # only the sort keys (attributes) keep the name as it is
+        row = row_named(rendered.html, shown)
+        assert cell(row, "contract").get("data-sort") == SPOOFED.lower()
+        for col in ("contract", "counterparty"):
+            [bdi] = cell(row, col).xpath(".//bdi")
+            assert bdi.text_content() == cell(row, col).text_content()
+        assert "nonce=" not in rendered.html  # a file has no Content-Security-Policy to satisfy
+    page = contract_page(full.html, shown)
+    assert page.xpath(".//h2/bdi")[0].text_content() == shown
 
 
 def assert_triage_table(html: str, linked: bool) -> None:

@@ -22,7 +22,7 @@ LEASE_S = 900
 def users(url: str) -> None:
     with session_scope(url) as session:
         for name in ("ann", "bob", "zed"):
-            create_user(session, name, "reviewer", f"pw-{name}")
+            create_user(session, name, "reviewer", f"pw-{name}-correct-horse-battery", min_password_length=15)
         disable_user(session, "zed")
 
 

@@ -258,7 +258,7 @@ def test_audit_with_double_review_marks_its_share_and_the_cli_reports_agreement(
     [total] = [line for line in result.stdout.splitlines() if ALL in line]
     assert re.search(rf"{ALL}\s*│\s*{len(marked)}\s*│\s*{len(marked) // 2} \(\d+%\)\s*│\s*(n/a|-?\d\.\d\d)", total), total
     assert "0 double-reviewed item(s) wait for their second decision" in result.stdout
-    added = run_cli(["users", "add", "cy"], embedded_env, timeout=60, input="pw-cy\n")
+    added = run_cli(["users", "add", "cy"], embedded_env, timeout=60, input="pw-cy-correct-horse-battery\n")
     assert added.returncode == 0, added.stderr
     with session_scope(url, write=False) as session:
         open_items = session.scalar(select(func.count()).select_from(schema.ReviewItem)

@@ -29,20 +29,26 @@ MAX_FAILURES = 3
 USERS = {"alice": "admin", "bob": "reviewer", "carol": "reviewer", "dave": "reviewer"}
 
 
+def password_of(name: str) -> str:
+    """The password the tests give `name`: long enough for Settings.password_min_length."""
+    return f"pw-{name}-correct-horse-battery"
+
+
 @dataclass
 class Server:
     url: str
     env: dict[str, str]
     database_url: str
+    pid: int
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.url, follow_redirects=False, timeout=30)
 
     @contextmanager
     def login(self, name: str) -> Iterator[httpx.Client]:
-        """A client logged in as `name` (whose password is pw-NAME)."""
+        """A client logged in as `name` (whose password is password_of(name))."""
         with self.client() as client:
-            response = post_form(client, "/login", {"name": name, "password": f"pw-{name}"})
+            response = post_form(client, "/login", {"name": name, "password": password_of(name)})
             assert response.status_code == 303, response.text
             yield client
 
@@ -72,11 +78,13 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 def start_server(stack: ExitStack, folder: Path, env: dict[str, str], users: dict[str, str]) -> Server:
     """`clausemill serve` on `env`'s data, stopped when `stack` closes, once `users` (name ->
-    role, password pw-NAME) are added (in this process: the CLI's own test adds them with it)."""
+    role, password password_of(name)) are added (in this process: the CLI's own test adds them
+    with it)."""
     database_url = env.get("CLAUSEMILL_DATABASE_URL") or sqlite_url(env)
+    min_length = Settings().password_min_length
     with session_scope(database_url) as session:
         for name, role in users.items():
-            create_user(session, name, role, f"pw-{name}")
+            create_user(session, name, role, password_of(name), min_password_length=min_length)
     port = free_port()
     log = folder / "serve.log"
     with open(log, "wb") as out:
@@ -93,7 +101,7 @@ def start_server(stack: ExitStack, folder: Path, env: dict[str, str], users: dic
             return False
 
     wait_until(up, timeout=60, message=f"clausemill serve on {url}")
-    return Server(url, env, database_url)
+    return Server(url, env, database_url, process.pid)
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -150,7 +158,8 @@ def test_a_wrong_password_is_401_with_the_reason_on_the_form(server: Server) -> 
 
 def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
     with server.client() as client:
-        response = post_form(client, "/login", {"name": "alice", "password": "pw-alice", "next": "/?status=all"})
+        response = post_form(client, "/login",
+                             {"name": "alice", "password": password_of("alice"), "next": "/?status=all"})
         assert response.status_code == 303 and response.headers["location"] == "/?status=all"
         cookie = response.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=lax" in cookie and "secure" not in cookie
@@ -164,7 +173,8 @@ def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
 
 def test_login_never_sends_you_to_another_site(server: Server) -> None:
     with server.client() as client:
-        response = post_form(client, "/login", {"name": "alice", "password": "pw-alice", "next": "//evil.example/"})
+        response = post_form(client, "/login",
+                             {"name": "alice", "password": password_of("alice"), "next": "//evil.example/"})
         assert response.headers["location"] == "/"
 
 
@@ -176,14 +186,14 @@ def test_a_write_without_the_csrf_token_is_403(server: Server) -> None:
         assert client.post("/logout", headers={"X-CSRF-Token": csrf_of(client, "/")}).status_code == 303
         assert client.get("/").status_code == 303
     with server.client() as anonymous:
-        assert anonymous.post("/login", data={"name": "bob", "password": "pw-bob"}).status_code == 403
+        assert anonymous.post("/login", data={"name": "bob", "password": password_of("bob")}).status_code == 403
 
 
 def test_logins_are_rate_limited_per_user_and_address(server: Server) -> None:
     with server.client() as client:
         for _ in range(MAX_FAILURES):
             assert post_form(client, "/login", {"name": "carol", "password": "guess"}).status_code == 401
-        blocked = post_form(client, "/login", {"name": "carol", "password": "pw-carol"})
+        blocked = post_form(client, "/login", {"name": "carol", "password": password_of("carol")})
         assert blocked.status_code == 429, "the right password must not get through while blocked"
         assert "Too many failed logins for carol" in blocked.text and int(blocked.headers["retry-after"]) > 0
     with server.login("bob"):  # another name from the same address is not blocked
@@ -198,7 +208,21 @@ def test_a_disabled_users_session_stops_working(server: Server) -> None:
         assert client.get("/").status_code == 303
         assert client.get("/api/items").status_code == 401
     with server.client() as client:
-        assert post_form(client, "/login", {"name": "dave", "password": "pw-dave"}).status_code == 401
+        assert post_form(client, "/login", {"name": "dave", "password": password_of("dave")}).status_code == 401
+
+
+def test_logging_out_ends_every_copy_of_the_session(server: Server) -> None:
+    with server.login("bob") as client, server.login("bob") as elsewhere:
+        saved = dict(client.cookies)
+        assert client.post("/logout", headers={"X-CSRF-Token": csrf_of(client, "/")}).status_code == 303
+        with server.client() as thief:
+            thief.cookies.update(saved)
+            refused = thief.get("/items/1")
+            assert refused.status_code == 303 and refused.headers["location"] == "/login?next=%2Fitems%2F1"
+            assert thief.get("/api/items").status_code == 401
+        assert elsewhere.get("/").status_code == 303, "logging out ends the user's other sessions too"
+    with server.login("bob") as again:
+        assert again.get("/").status_code == 200, "a new login works after the logout"
 
 
 def test_only_admins_manage_users(server: Server) -> None:
@@ -206,9 +230,13 @@ def test_only_admins_manage_users(server: Server) -> None:
         assert reviewer.get("/users").status_code == 403
     with server.login("alice") as admin:
         assert admin.get("/users").status_code == 200
-        added = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": "pw-erin"}, page="/users")
+        short = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": "a" * 14}, page="/users")
+        assert short.status_code == 400 and "a password needs at least 15 characters" in short.text
+        added = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": password_of("erin")},
+                          page="/users")
         assert added.status_code == 303
-        again = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": "x"}, page="/users")
+        again = post_form(admin, "/users", {"name": "erin", "role": "reviewer", "password": password_of("erin")},
+                          page="/users")
         assert again.status_code == 400 and "exists already" in again.text
     with server.login("erin") as erin:
         assert erin.get("/").status_code == 200
@@ -222,10 +250,15 @@ def test_users_added_from_stdin_are_listed_by_the_cli(server: Server) -> None:
     assert rows == USERS
     for bad, message in ((["users", "add", "alice"], "exists already"), (["users", "add", "zed", "--role", "boss"], "role"),
                          (["users", "disable", "nobody"], "no user named")):
-        failed = run_cli(bad, server.env, timeout=60, input="pw\n")
+        failed = run_cli(bad, server.env, timeout=60, input=password_of("zed") + "\n")
         assert failed.returncode == 2 and message in failed.stderr, (bad, failed.stderr)
     empty = run_cli(["users", "add", "zed"], server.env, timeout=60, input="\n")
     assert empty.returncode == 2 and "password is empty" in empty.stderr
+    short = run_cli(["users", "add", "zed"], server.env, timeout=60, input="x\n")
+    assert short.returncode == 2 and "a password needs at least 15 characters" in short.stderr
+    longer = run_cli(["users", "add", "zed"], {**server.env, "CLAUSEMILL_PASSWORD_MIN_LENGTH": "1"}, timeout=60,
+                     input="x\n")
+    assert longer.returncode == 0, "the minimum is the setting's"
 
 
 def test_the_queue_page_and_api_list_the_items_most_urgent_first(server: Server) -> None:

@@ -1,7 +1,8 @@
 """Working the queue against a real `clausemill serve` on an audited batch of the samples (on
-SQLite and on PostgreSQL): next item claims, two reviewers never share one, a stale version
-is 409 with who decided first, the trail after accept / correct / reject / undo, the page
-image, the export; and in real headless Chromium, the item page worked with the keyboard.
+SQLite and on PostgreSQL): next item claims (by POST only), two reviewers never share one, a
+stale version is 409 with who decided first, the trail after accept / correct / reject / undo,
+the page image, the export, names shown isolated, the security headers; and in real headless
+Chromium, the item page worked with the keyboard under the Content-Security-Policy.
 
 Each test works as reviewers of its own, so the tests share one audited batch and one server
 per database without seeing each other's claims."""
@@ -18,23 +19,34 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 
 import httpx
+import lxml.html
 import pytest
 from PIL import Image
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen.canvas import Canvas
+from sqlalchemy import select
 
 from conftest import AUDITED_BATCH, base_env, copy_database, postgres_database, run_cli, sqlite_url
 from pipelines.parsers.pdf import PdfParser
-from test_web_auth import Server, csrf_of, post_form, start_server
+from storage import schema
+from storage.database import session_scope
+from test_web_auth import Server, csrf_of, password_of, post_form, start_server
+from test_web_queue import seed
 from web.page_images import SCALE, PageUnavailable, page_png
 
 USERS = {"ann": "reviewer", "ben": "reviewer", "cy": "reviewer", "dee": "reviewer", "eve": "reviewer",
-         "fay": "reviewer", "gus": "reviewer", "ada": "admin"}
+         "fay": "reviewer", "gus": "reviewer", "hal": "reviewer", "ada": "admin"}
 BATCH = AUDITED_BATCH
 CHROMIUM = Path("/usr/bin/chromium")
+SPOOFED = "invoice-\u202efdp.txt"
+"""A text file whose name reads "invoice-txt.pdf" wherever the right-to-left override is obeyed."""
+MISSING = "moved-away.pdf"
+"""A PDF whose file is gone from the server, at HIDDEN_PATH."""
+HIDDEN_PATH = "/srv/private-contracts/2026/moved-away.pdf"
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -51,6 +63,21 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         else:
             shutil.copytree(audited, folder / "data")
         yield start_server(stack, folder, env, USERS)
+
+
+@pytest.fixture(scope="module")
+def hals_items(server: Server) -> dict[str, int]:
+    """Two items assigned to hal, which no other reviewer's "next" hands out: the one on SPOOFED
+    and the one on MISSING, a PDF whose file is not where the database says.  Name -> item id."""
+    batch = seed(server.database_url, [(SPOOFED, "Cap On Liability", "critical", 0.5, "open", "hal"),
+                                       (MISSING, "Governing Law", "low", 0.5, "open", "hal")])
+    with session_scope(server.database_url) as session:
+        rows = session.execute(select(schema.Document, schema.ReviewItem.id).join(schema.ReviewItem)
+                               .where(schema.Document.batch_id == batch)).all()
+        for document, _ in rows:
+            if document.filename == MISSING:
+                document.kind, document.sha256, document.path = "pdf", "0" * 64, HIDDEN_PATH
+        return {document.filename: item_id for document, item_id in rows}
 
 
 def api(client: httpx.Client) -> dict[str, str]:
@@ -75,15 +102,85 @@ def test_next_claims_an_item_and_two_reviewers_never_get_the_same(server: Server
             items = list(pool.map(claim, [ann, ben]))
         assert items[0]["id"] != items[1]["id"]
         assert [i["claimed_by"] for i in items] == ["ann", "ben"]
-        again = ann.get("/next")  # the page route: the item ann holds, not a second one
+        again = post_form(ann, "/next", {}, page="/next")  # the page's button: the item ann holds, not a second one
         assert again.status_code == 303 and again.headers["location"] == f"/items/{items[0]['id']}"
         taken = ben.post(f"/api/items/{items[0]['id']}/lease", headers=api(ben))
         assert taken.status_code == 409 and "claimed by ann" in taken.json()["detail"]
         renewed = ann.post(f"/api/items/{items[0]['id']}/lease", headers=api(ann))
         assert renewed.status_code == 200 and renewed.json()["lease_until"] > items[0]["lease_until"]
         assert ann.post("/api/items/next?batch=no-such-batch", headers=api(ann)).status_code == 204
-        empty = ann.get("/next?batch=no-such-batch")
-        assert empty.status_code == 200 and "No open item is waiting for you in batch no-such-batch" in empty.text
+        empty = post_form(ann, "/next", {"batch": "no-such-batch"}, page="/next?batch=no-such-batch")
+        assert empty.status_code == 303 and empty.headers["location"] == "/?batch=no-such-batch"
+        assert "No open item is waiting for you in batch no-such-batch" in ann.get(empty.headers["location"]).text
+
+
+def test_only_a_post_with_the_token_claims_an_item(server: Server, hals_items: dict[str, int]) -> None:
+    """A link from another site runs a GET, and a form posted from there has no CSRF token:
+    neither /next nor an item's page claims anything; the page's Hold button does."""
+    item = hals_items[MISSING]
+
+    def claimed_by(client: httpx.Client) -> str | None:
+        return client.get(f"/api/items/{item}").json()["claimed_by"]
+
+    with server.login("hal") as hal:
+        shown = hal.get("/next")
+        assert shown.status_code == 200 and '<form method="post" action="/next" id="claim">' in shown.text
+        page = hal.get(f"/items/{item}").text
+        assert 'data-held="no"' in page and f'action="/items/{item}/hold"' in page
+        assert hal.post("/next").status_code == 403 and hal.post(f"/items/{item}/hold").status_code == 403
+        assert claimed_by(hal) is None
+        held = post_form(hal, f"/items/{item}/hold", {}, page=f"/items/{item}")
+        assert held.status_code == 303 and held.headers["location"] == f"/items/{item}"
+        assert claimed_by(hal) == "hal" and 'data-held="yes"' in hal.get(f"/items/{item}").text
+        lease = hal.post(f"/api/items/{item}/lease", headers=api(hal)).json()["lease_until"]
+        assert datetime.fromisoformat(lease).utcoffset() is not None  # the API's times say their zone
+        with server.login("ann") as ann:
+            assert post_form(ann, f"/items/{item}/hold", {}, page="/").status_code == 404  # hal's, not hers
+
+
+def test_file_names_are_isolated_with_their_direction_controls_shown(server: Server,
+                                                                      hals_items: dict[str, int]) -> None:
+    """Where the name is shown it reads as the text file it is; the quote below it is the
+    contract's text, shown as the contract has it (this one's quote names the file too)."""
+    with server.login("hal") as hal:
+        batch = hal.get(f"/api/items/{hals_items[SPOOFED]}").json()["batch_id"]
+        queue = lxml.html.fromstring(hal.get("/", params={"batch": batch}).text)
+        item = lxml.html.fromstring(hal.get(f"/items/{hals_items[SPOOFED]}").text)
+    [listed] = [td for td in queue.xpath("//td[@class='file']") if "invoice" in td.text_content()]
+    for names in (listed, item.xpath("//p[@class='meta']")[0]):
+        assert "invoice-[U+202E]fdp.txt" in [bdi.text_content() for bdi in names.xpath(".//bdi")]
+        assert "\u202e" not in names.text_content()
+    assert "hal" in [bdi.text_content() for bdi in item.xpath("//p[@class='meta']//bdi")]  # assigned to: user names too
+
+
+def test_a_missing_page_image_names_the_document_and_page_not_where_it_lay(server: Server,
+                                                                           hals_items: dict[str, int]) -> None:
+    with server.login("hal") as hal:
+        response = hal.get(f"/items/{hals_items[MISSING]}/page.png")
+    assert response.status_code == 404
+    assert response.json() == {"detail": f"Page 2 of {MISSING}: the contract file cannot be read (No such file or directory)"}
+    assert "/srv" not in response.text
+
+
+def test_every_answer_carries_the_security_headers_and_a_fresh_nonce(server: Server) -> None:
+    with server.login("ann") as ann:
+        pages = [ann.get("/"), ann.get("/next")]
+    with server.client() as anonymous:
+        refused = [anonymous.get("/"), anonymous.get("/api/items")]  # the gate's 303 and 401
+    nonces = []
+    for response in pages + refused:
+        headers = response.headers
+        assert (headers["x-frame-options"], headers["x-content-type-options"], headers["referrer-policy"]) == \
+            ("DENY", "nosniff", "same-origin")
+        policy = dict(part.strip().split(" ", 1) for part in headers["content-security-policy"].split(";"))
+        assert policy["default-src"] == "'self'" and policy["frame-ancestors"] == "'none'"
+        assert policy["base-uri"] == "'none'" and policy["form-action"] == "'self'" and policy["img-src"] == "'self'"
+        nonce = re.fullmatch(r"'nonce-([\w-]+)'", policy["script-src"]).group(1)  # type: ignore[union-attr]
+        assert policy["style-src"] == policy["script-src"]
+        nonces.append(nonce)
+    for response, nonce in zip(pages, nonces):  # the page's own <style> carries its response's nonce
+        assert re.findall(r"<(?:script|style)\b([^>]*)>", response.text) == [f' nonce="{nonce}"']
+    assert len(set(nonces)) == len(nonces)
 
 
 def test_a_stale_version_is_409_with_who_decided_first(server: Server) -> None:
@@ -123,6 +220,8 @@ def test_the_trail_after_accept_correct_reject_and_undo(server: Server) -> None:
     assert trails["corrected"]["trail"][0]["previous"]["category"] == corrected["category"]
     reopened = trails["rejected"]
     assert (reopened["status"], reopened["version"], reopened["claimed_by"]) == ("open", 3, "dee")
+    times = [reopened["lease_until"], *(t["at"] for view in trails.values() for t in view["trail"])]
+    assert all(datetime.fromisoformat(t).utcoffset() is not None for t in times), times  # UTC, and saying so
 
 
 def test_the_page_image_is_a_png_with_the_evidence_boxed_and_needs_login(server: Server) -> None:
@@ -205,6 +304,25 @@ def test_a_page_over_the_pixel_cap_is_unavailable_with_the_reason(tmp_path: Path
     assert page_png(tmp_path / "cache", letter_page, digest, 1, [], scale=1).startswith(b"\x89PNG")
 
 
+def test_an_unavailable_page_says_why_but_not_where_the_file_lies(tmp_path: Path) -> None:
+    """The reason reaches the reviewer (the route adds the document's name and the page); the
+    server's folders do not."""
+    folder = tmp_path / "private-contracts"
+    folder.mkdir()
+    junk = folder / "junk.pdf"
+    junk.write_bytes(b"%PDF-1.4\nnot a PDF after all\n")
+    digest = hashlib.sha256(junk.read_bytes()).hexdigest()
+    reasons = []
+    for pdf, sha256 in ((folder / "gone.pdf", digest), (junk, "0" * 64), (junk, digest)):
+        with pytest.raises(PageUnavailable) as unavailable:
+            page_png(tmp_path / "cache", pdf, sha256, 1, [])
+        reasons.append(str(unavailable.value))
+    assert reasons[:2] == ["the contract file cannot be read (No such file or directory)",
+                           "the contract file changed since it was audited"]
+    assert reasons[2].startswith("page 1 cannot be drawn: PDF is corrupt or truncated")
+    assert not [r for r in reasons if "private-contracts" in r]
+
+
 def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_path: Path) -> None:
     if server.database_url.startswith("postgresql"):
         pytest.skip("the browser test runs once, on SQLite: the page is the same on both databases")
@@ -213,14 +331,19 @@ def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM))
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        refused: list[str] = []  # what the Content-Security-Policy blocked, as Chromium reports it
+        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+        page.on("pageerror", lambda e: refused.append(str(e)))
         page.goto(f"{server.url}/next")
         page.fill("input[name=name]", "fay")
-        page.fill("input[name=password]", "pw-fay")
+        page.fill("input[name=password]", password_of("fay"))
         page.click("button[type=submit]")
+        page.wait_for_url(f"{server.url}/next")  # back where the login began: a button, nothing claimed yet
+        page.click("#claim button")
         page.wait_for_url(re.compile(r"/items/\d+$"))
-        expect(page.locator("#lease")).to_contain_text("held by you")
+        expect(page.locator("#lease")).to_contain_text("held by you")  # the page's script ran
 
         def current() -> int:
             return int(page.url.rsplit("/", 1)[1])
@@ -278,6 +401,21 @@ def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_
         page.keyboard.press("c")
         page.keyboard.press("Enter")
         moved_on(third)
+        held = current()
+        with page.expect_navigation():
+            page.keyboard.press("n")  # posts the claim form: the item fay holds, not a second one
+        assert current() == held
+        expect(page.locator("#lease")).to_contain_text("held by you")
+        assert refused == []
+        # The policy is in force: an inline script without the nonce does not run, and is reported.
+        with page.expect_console_message(lambda m: "Content Security Policy" in m.text) as report:
+            ran = page.evaluate("""() => {
+                const script = document.createElement('script');
+                script.textContent = 'document.body.dataset.injected = "ran"';
+                document.body.appendChild(script);
+                return document.body.dataset.injected === 'ran';
+            }""")
+        assert not ran and "script-src" in report.value.text
         trails = {i: page.request.get(f"{server.url}/api/items/{i}").json()["trail"] for i in (first, second, third)}
         browser.close()
     narrowed = trails[third][-1]
@@ -296,7 +434,8 @@ def test_generated_api_requests_never_meet_a_server_error(server: Server, tmp_pa
         headers = api(client)
         cookie = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
         result = subprocess.run(
-            [str(schemathesis), "run", f"{server.url}/api/openapi.json", "--checks", "not_a_server_error",
+            [str(schemathesis), "run", f"{server.url}/api/openapi.json", "--checks",
+             "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
              "--max-examples", "30", "--seed", "1", "-H", f"Cookie: {cookie}",
              "-H", f"X-CSRF-Token: {headers['X-CSRF-Token']}", "--report-dir", str(tmp_path)],
             capture_output=True, text=True, timeout=600, cwd=tmp_path)  # its cache folder lands there

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import stat
+import threading
 from pathlib import Path
 
+import anyio
 import pytest
 
 from pipelines.settings import Settings
-from web.login_throttle import LoginThrottle
+from web.login_throttle import LoginThrottle, PasswordChecks, ServerBusy
 from web.secret_key import session_secret
 
 
@@ -32,16 +34,49 @@ def test_a_configured_key_or_key_file_wins(tmp_path: Path, monkeypatch: pytest.M
     assert not (tmp_path / "secret_key").exists()
 
 
-def test_the_throttle_blocks_after_the_failures_until_the_window_passes() -> None:
+def test_the_throttle_counts_each_attempt_before_its_check_until_the_window_passes() -> None:
     throttle = LoginThrottle(max_failures=3, window_s=300)
-    for at in (0.0, 10.0, 20.0):
-        assert throttle.retry_after_s("carol", "10.0.0.1", now=at) == 0
-        throttle.failed("carol", "10.0.0.1", now=at)
-    assert throttle.retry_after_s("carol", "10.0.0.1", now=30.0) == 270.0
-    assert throttle.retry_after_s("carol", "10.0.0.2", now=30.0) == 0, "another address is another key"
-    assert throttle.retry_after_s("alice", "10.0.0.1", now=30.0) == 0, "another name is another key"
-    assert throttle.retry_after_s("carol", "10.0.0.1", now=300.0) == 0, "the first failure has aged out"
-    throttle.failed("carol", "10.0.0.1", now=300.0)
-    assert throttle.retry_after_s("carol", "10.0.0.1", now=301.0) == 9.0
+    assert [throttle.reserve("carol", "10.0.0.1", now=at) for at in (0.0, 10.0, 20.0)] == [0, 0, 0]
+    assert throttle.reserve("carol", "10.0.0.1", now=30.0) == 270.0, "three attempts in flight are the limit"
+    assert throttle.reserve("carol", "10.0.0.2", now=30.0) == 0, "another address is another key"
+    assert throttle.reserve("alice", "10.0.0.1", now=30.0) == 0, "another name is another key"
+    assert throttle.reserve("carol", "10.0.0.1", now=300.0) == 0, "the first attempt has aged out"
+    assert throttle.reserve("carol", "10.0.0.1", now=301.0) == 9.0, "and the new one took its place"
+    throttle.withdraw("carol", "10.0.0.1")
+    assert throttle.reserve("carol", "10.0.0.1", now=302.0) == 0, "an attempt never checked does not count"
     throttle.succeeded("carol", "10.0.0.1")
-    assert throttle.retry_after_s("carol", "10.0.0.1", now=301.0) == 0
+    assert [throttle.reserve("carol", "10.0.0.1", now=303.0) for _ in range(4)] == [0, 0, 0, 300.0]
+
+
+def test_password_checks_run_one_slot_at_a_time_and_refuse_past_the_queue() -> None:
+    release, lock = threading.Event(), threading.Lock()
+    at_once, most_at_once, done = 0, 0, []
+
+    def check(n: int) -> int:
+        nonlocal at_once, most_at_once
+        with lock:
+            at_once += 1
+            most_at_once = max(most_at_once, at_once)
+        release.wait(30)
+        with lock:
+            at_once -= 1
+        return n
+
+    async def main() -> None:
+        checks = PasswordChecks(slots=1, queue=1)
+
+        async def run(n: int) -> None:
+            done.append(await checks.run(check, n))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run, 1)
+            group.start_soon(run, 2)
+            with anyio.fail_after(10):
+                while at_once == 0:  # 1 is being checked, 2 waits its turn
+                    await anyio.sleep(0.01)
+            with pytest.raises(ServerBusy):
+                await checks.run(check, 3)
+            release.set()
+
+    anyio.run(main)
+    assert sorted(done) == [1, 2] and most_at_once == 1

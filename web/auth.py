@@ -4,11 +4,15 @@ Enforced in a middleware, before routing, so no route can forget it and a path n
 defined answers like any other (no probing for what exists):
 
 - A path outside PUBLIC_PATHS needs a session naming a user that exists and is not
-  disabled, looked up at every request, so disabling a user ends their open sessions.
+  disabled, and the user's session version as it was at login, looked up at every request:
+  logging out or disabling a user ends every session they have open, copied cookies too.
   Without one, /api paths answer 401 and pages redirect (303) to /login.
 - A request whose method is not GET, HEAD or OPTIONS must carry the session's CSRF token, in
   the form field `csrf_token` or the header X-CSRF-Token, else 403.  /login too: a login form
-  posted from another site would log the victim into the attacker's account.
+  posted from another site would log the victim into the attacker's account.  A form that
+  cannot be read (over Settings.max_request_bytes, too many fields, a broken multipart body)
+  is refused here with its reason (413, 400): this middleware runs outside FastAPI's
+  exception handlers, where the parser's error would otherwise be a 500.
 
 The session itself is Starlette's SessionMiddleware: a cookie signed with itsdangerous,
 HttpOnly, SameSite=Lax, Secure when Settings.secure_cookies says so (web/app.py).
@@ -20,6 +24,7 @@ from urllib.parse import quote
 
 from fastapi import HTTPException, Request
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
@@ -49,13 +54,14 @@ def start_session(session: dict, account: Account) -> None:
     """Log `account` in with a fresh session (and CSRF token): nothing carries over from the
     anonymous one, so a token planted before login is worthless after it."""
     session.clear()
-    session["uid"] = account.id
+    session["uid"], session["sv"] = account.id, account.session_version
     csrf_token(session)
 
 
 async def _sent_csrf_token(request: Request) -> str:
     """The token a write carries, from its header or its form.  The body read here is cached
-    by BaseHTTPMiddleware and handed on to the route."""
+    by BaseHTTPMiddleware and handed on to the route.  Raises Starlette's HTTPException (400,
+    413) for a form that cannot be read."""
     header = request.headers.get(CSRF_HEADER)
     if header:
         return header
@@ -71,25 +77,30 @@ class AuthGate(BaseHTTPMiddleware):
         super().__init__(app)
         self.database_url = database_url
 
-    def _account(self, user_id: object) -> Account | None:
-        if not isinstance(user_id, int):
+    def _account(self, user_id: object, session_version: object) -> Account | None:
+        if not isinstance(user_id, int) or not isinstance(session_version, int):
             return None
         with session_scope(self.database_url, write=False) as session:
-            return active_user(session, user_id)
+            return active_user(session, user_id, session_version)
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         path, session = request.url.path, request.session
         if path not in PUBLIC_PATHS:
-            account = await run_in_threadpool(self._account, session.get("uid"))
+            account = await run_in_threadpool(self._account, session.get("uid"), session.get("sv"))
             if account is None:
                 session.pop("uid", None)
+                session.pop("sv", None)
                 return _not_logged_in(request)
             request.state.user = account
         if request.method not in SAFE_METHODS:
-            expected, sent = session.get("csrf") or "", await _sent_csrf_token(request)
+            try:
+                sent = await _sent_csrf_token(request)
+            except StarletteHTTPException as error:  # what Starlette's body and form readers raise
+                return _refused(path, error.detail, error.status_code)
+            expected = session.get("csrf") or ""
             if not expected or not secrets.compare_digest(sent.encode(), expected.encode()):
-                return _forbidden(path, "This request did not carry the session's CSRF token "
-                                        f"(form field {CSRF_FIELD} or header {CSRF_HEADER}): reload the page and try again.")
+                return _refused(path, f"This request did not carry the session's CSRF token (form field {CSRF_FIELD} "
+                                      f"or header {CSRF_HEADER}): reload the page and try again.", 403)
         return await call_next(request)
 
 
@@ -100,10 +111,10 @@ def _not_logged_in(request: Request) -> Response:
     return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
 
 
-def _forbidden(path: str, message: str) -> Response:
+def _refused(path: str, message: str, status_code: int) -> Response:
     if is_api(path):
-        return JSONResponse({"detail": message}, status_code=403)
-    return PlainTextResponse(message, status_code=403)
+        return JSONResponse({"detail": message}, status_code=status_code)
+    return PlainTextResponse(message, status_code=status_code)
 
 
 def current_user(request: Request) -> Account:

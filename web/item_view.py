@@ -15,8 +15,9 @@ is not on the page.  Admins see the whole trail.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
+from pydantic import AwareDatetime
 from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session
 
@@ -59,7 +60,7 @@ class PlaybookIssue:
 class TrailEntry:
     id: int
     reviewer: str
-    at: datetime
+    at: AwareDatetime
     action: str
     item_version: int
     previous: dict
@@ -113,7 +114,7 @@ class ItemView:
     after_cut: bool
     assignee: str | None
     claimed_by: str | None
-    lease_until: datetime | None
+    lease_until: AwareDatetime | None
     present_threshold: float | None
     machine: Machine | None
     issue: PlaybookIssue | None
@@ -169,7 +170,7 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
     if not boxes and merged is not None and merged.box is not None and merged.page == page:
         boxes = [merged.box]
     key_term = assessment.get("key_terms", {}).get(item.category) or {}
-    live = item.lease_until is not None and item.lease_until > now
+    lease_until = as_utc(item.lease_until) if item.lease_until is not None and item.lease_until > now else None
     previous_id, next_id = _neighbours(session, item, visible_to)
     needed = reviews_needed(evidence)
     decisions = trail(session, item.id)
@@ -182,15 +183,21 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
         filename=document.filename, kind=document.kind, page=page, page_count=document.page_count, start=start,
         end=end, quote=quote, before=before, after=after, before_cut=before_cut, after_cut=after_cut,
         assignee=item.assignee,
-        claimed_by=item.claimed_by if live else None, lease_until=item.lease_until if live else None,
+        claimed_by=item.claimed_by if lease_until else None, lease_until=lease_until,
         present_threshold=(assessment.get("thresholds") or {}).get("present"),
         machine=None if merged is None else Machine(merged.confidence, merged.source, merged.version,
                                                      merged.value or key_term.get("value")),
         issue=issue,
         is_key_term=item.category in KEY_TERMS, reviews_needed=needed, boxes=boxes, previous_id=previous_id,
         next_id=next_id,
-        trail=[TrailEntry(d.id, d.reviewer, d.created_at, d.action, d.item_version, dict(d.previous or {}),
+        trail=[TrailEntry(d.id, d.reviewer, as_utc(d.created_at), d.action, d.item_version, dict(d.previous or {}),
                           dict(d.new or {}), d.reason, d.comment) for d in decisions])
+
+
+def as_utc(moment: datetime) -> datetime:
+    """A time read from the database, which stores naive UTC (storage.schema.utcnow), made
+    aware: the API's times say their zone (ISO 8601 with +00:00), as its schema promises."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _int(value: object) -> int | None:

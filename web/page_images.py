@@ -42,7 +42,8 @@ PAD_PT = 2.0
 
 class PageUnavailable(Exception):
     """The page cannot be drawn (the file moved or changed, or has no such page); the message
-    says which, for the reviewer."""
+    says which, for the reviewer, and never where the file lies on the server (the caller
+    names the document and the page, and logs the path for the operator)."""
 
 
 def page_png(cache_dir: Path, pdf: Path, sha256: str, page: int, boxes: Sequence[Box], scale: float = SCALE,
@@ -77,9 +78,9 @@ def _cached_page(cache_dir: Path, pdf: Path, sha256: str, page: int, scale: floa
     try:
         data = pdf.read_bytes()
     except OSError as error:
-        raise PageUnavailable(f"the contract file {pdf} cannot be read ({error.strerror})") from error
+        raise PageUnavailable(f"the contract file cannot be read ({error.strerror})") from error
     if hashlib.sha256(data).hexdigest() != sha256:
-        raise PageUnavailable(f"the contract file {pdf} changed since it was audited")
+        raise PageUnavailable("the contract file changed since it was audited")
     dpi = round(scale * POINTS_PER_INCH)
     try:
         png = base64.b64decode(parse_isolated(Stage.OCR, lambda: _render_png(pdf, page, dpi, limits), limits,

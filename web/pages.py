@@ -15,6 +15,7 @@ from starlette.templating import Jinja2Templates
 
 from pipelines.reports.html_report import environment
 from web.auth import csrf_token
+from web.security_headers import NONCE, nonce_of
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -29,7 +30,8 @@ def templates() -> Jinja2Templates:
 
 def render(request: Request, name: str, context: dict | None = None, status_code: int = 200,
            headers: dict[str, str] | None = None) -> Response:
-    """Render a page with what every page's header needs: the user (None on /login) and the
-    CSRF token its forms post back."""
-    page = {"user": getattr(request.state, "user", None), "csrf_token": csrf_token(request.session), **(context or {})}
+    """Render a page with what every page's header needs: the user (None on /login), the
+    CSRF token its forms post back and the nonce its inline script and style run by."""
+    page = {"user": getattr(request.state, "user", None), "csrf_token": csrf_token(request.session),
+            NONCE: nonce_of(request), **(context or {})}
     return request.app.state.templates.TemplateResponse(request, name, page, status_code=status_code, headers=headers)

@@ -5,8 +5,9 @@ would each hold a part, and a restart would lose it.  Every value is read when P
 asks, from the tables (storage/metrics_queries.py), the broker's queues (workers/broker.py)
 and a control ping of the workers, so one `clausemill metrics` anywhere sees the whole fleet.
 
-Label values are closed sets (the StrEnums of pipelines/) except `batch`, which is limited to
-running batches and the RECENT_BATCHES newest others.  A source that cannot be read is left
+Label values are closed sets (the StrEnums of pipelines/) except `batch`, a digest of the batch
+id (`metrics_queries.batch_label`: ids are free text, and nobody logs in to read /metrics)
+limited to running batches and the RECENT_BATCHES newest others.  A source that cannot be read is left
 out of the scrape and shown by `clausemill_metrics_source_up{source=...} 0`, so an outage is
 not mistaken for zeros.
 """
@@ -96,10 +97,11 @@ def document_families(session: Session) -> list[Metric]:
     """Documents by batch, status and stage; ended documents; batches; stage durations."""
     documents = GaugeMetricFamily(
         "clausemill_documents",
-        f"Documents of the running batches and the {RECENT_BATCHES} newest others, by status and by the stage "
-        f"they reached or failed at ('{NO_STAGE}' before the first).", labels=["batch", "status", "stage"])
+        f"Documents of the running batches and the {RECENT_BATCHES} newest others, by batch (a digest of its id: "
+        f"`clausemill status BATCH` prints it), status and the stage they reached or failed at ('{NO_STAGE}' "
+        "before the first).", labels=["batch", "status", "stage"])
     for row in queries.documents_by_batch(session, queries.shown_batches(session, RECENT_BATCHES)):
-        documents.add_metric([row.batch_id, row.status, row.stage or NO_STAGE], row.count)
+        documents.add_metric([queries.batch_label(row.batch_id), row.status, row.stage or NO_STAGE], row.count)
     ended = CounterMetricFamily("clausemill_documents_ended", "Documents that ended, over every batch, by status.",
                                 labels=["status"])
     for status, count in queries.ended_documents(session).items():
@@ -255,7 +257,7 @@ WsgiApp = Callable[[dict, Callable], Iterable[bytes]]
 
 def metrics_app(settings: Settings, app: Celery) -> WsgiApp:
     """`/metrics` (Prometheus text format) and `/healthz`; both without auth by design: they
-    hold counts and batch ids, never contract text."""
+    hold counts and digests of batch ids, never contract text or anything a user typed."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(ClausemillCollector(settings, app))
     exposition = make_wsgi_app(registry)

@@ -154,9 +154,10 @@ def audit(
 
 
 def status(batch_id: Annotated[str, typer.Argument(help="The id printed by `audit --no-wait`.")]) -> None:
-    """Where a batch stands: documents per status."""
+    """Where a batch stands: documents per status, and the `batch` label of its metrics."""
     from storage import repository
     from storage.database import session_scope
+    from storage.metrics_queries import batch_label
 
     settings = get_settings()
     with session_scope(settings.effective_database_url, write=False) as session:
@@ -166,6 +167,7 @@ def status(batch_id: Annotated[str, typer.Argument(help="The id printed by `audi
             raise typer.Exit(1)
         counts = repository.batch_progress(session, batch_id)
     typer.echo(f"batch {batch_id}: {state}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    typer.echo(f'metrics: clausemill_documents{{batch="{batch_label(batch_id)}"}}')
 
 
 def report(

@@ -14,21 +14,26 @@ AUTH_HELP = ('Set CLAUSEMILL_FLOWER_BASIC_AUTH="user:password" (several: comma-s
              'flower_basic_auth in clausemill.toml')
 
 
-def flower_credentials(value: str) -> list[str]:
+def flower_credentials(value: str, min_length: int) -> list[str]:
     """The `user:password` pairs of Settings.flower_basic_auth; raises ValueError, naming the
-    entry by position only (it holds a password), when one is not a pair."""
+    entry by position only (it holds a password), when one is not a pair or its password breaks
+    the review app's rule (Flower shows and controls every worker)."""
+    from web.users import password_problem
+
     pairs = [entry.strip() for entry in value.split(",") if entry.strip()]
     for position, pair in enumerate(pairs, start=1):
         user, colon, password = pair.partition(":")
         if not (user and colon and password):
             raise ValueError(f"entry {position} of CLAUSEMILL_FLOWER_BASIC_AUTH is not user:password "
                              "(a password cannot contain a comma)")
+        if problem := password_problem(password, min_length):
+            raise ValueError(f"entry {position} of CLAUSEMILL_FLOWER_BASIC_AUTH: {problem}")
     return pairs
 
 
 def flower(
     port: Annotated[int, typer.Option(help="Port for Flower's web UI and API.")] = 5555,
-    address: Annotated[Optional[str], typer.Option(help="Address to listen on (default: every interface; 127.0.0.1 with --no-auth).")] = None,
+    address: Annotated[str, typer.Option(help="Address to listen on (default: this machine only; 0.0.0.0 for every interface, behind a firewall or a proxy).")] = "127.0.0.1",
     no_auth: Annotated[bool, typer.Option("--no-auth", help="Start even without CLAUSEMILL_FLOWER_BASIC_AUTH: no password, so anyone reaching the port sees and controls the workers (Flower's JSON API stays closed).")] = False,
 ) -> None:
     """Flower, the Celery web UI, on the configured broker (server mode): workers, tasks, queues.
@@ -43,7 +48,7 @@ def flower(
                       "`clausemill metrics` for an embedded run.")
         raise typer.Exit(2)
     try:
-        credentials = flower_credentials(settings.flower_basic_auth)
+        credentials = flower_credentials(settings.flower_basic_auth, settings.password_min_length)
     except ValueError as error:
         console.print(f"[red]{error}.[/] {AUTH_HELP}.")
         raise typer.Exit(2) from None
@@ -53,20 +58,19 @@ def flower(
         raise typer.Exit(2)
     if credentials:
         os.environ["FLOWER_BASIC_AUTH"] = ",".join(credentials)  # read by Flower itself: off the command line
-    listen = address if address is not None else ("" if credentials else "127.0.0.1")
     from workers.celery_app import create_app
 
     app = create_app(settings)
     with app.connection() as connection:
         broker = connection.as_uri()  # the password masked
     guard = f"basic auth for {len(credentials)} user(s)" if credentials else "[yellow]no authentication[/]"
-    console.print(f"Flower on http://{listen or '0.0.0.0'}:{port}/ ({guard}), broker {broker}; Ctrl-C stops it.")
-    app.start(["flower", f"--port={port}", f"--address={listen}"])
+    console.print(f"Flower on http://{address}:{port}/ ({guard}), broker {broker}; Ctrl-C stops it.")
+    app.start(["flower", f"--port={port}", f"--address={address}"])
 
 
 def metrics(
     port: Annotated[Optional[int], typer.Option(help="Port to serve /metrics and /healthz on (default: CLAUSEMILL_METRICS_PORT, 9808; 0 picks a free one).")] = None,
-    address: Annotated[str, typer.Option(help="Address to listen on (default: every interface).")] = "",
+    address: Annotated[str, typer.Option(help="Address to listen on (default: this machine only; 0.0.0.0 for every interface, for a Prometheus elsewhere).")] = "127.0.0.1",
 ) -> None:
     """Serve clausemill's Prometheus metrics (/metrics) and a health check (/healthz).
 
@@ -85,7 +89,7 @@ def metrics(
     try:
         serve_metrics(settings, create_app(settings), address, port, ready)
     except OSError as error:
-        console.print(f"[red]Cannot listen on {address or '0.0.0.0'}:{port}: {error.strerror or error}[/]")
+        console.print(f"[red]Cannot listen on {address}:{port}: {error.strerror or error}[/]")
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         console.print("Stopped.")

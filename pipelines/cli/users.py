@@ -51,11 +51,13 @@ def add(
     name: Annotated[str, typer.Argument(help="The login name.")],
     role: Annotated[str, typer.Option(help="reviewer (decides items) or admin (also assigns work and manages users).")] = "reviewer",
 ) -> None:
-    """Add a user; the password comes from a prompt, or from stdin when it is not a terminal."""
+    """Add a user; the password (at least CLAUSEMILL_PASSWORD_MIN_LENGTH characters) comes from
+    a prompt, or from stdin when it is not a terminal."""
     from web.users import UserError, create_user
 
-    _run(lambda session: create_user(session, name, role, read_password()), UserError,
-         f"Added {name} ({role}).")
+    min_length = get_settings().password_min_length
+    _run(lambda session: create_user(session, name, role, read_password(), min_password_length=min_length),
+         UserError, f"Added {name} ({role}).")
 
 
 @users.command()

@@ -28,4 +28,9 @@ def serve(
         raise typer.Exit(2) from None
     mode = "embedded data in " + str(settings.data_dir) if settings.embedded else "server mode"
     console.print(f"Review app on http://{host}:{port}/ ({mode}); Ctrl-C stops it.")
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    # X-Forwarded-For names the client only when a proxy of ours set it: believed from anyone
+    # (uvicorn trusts 127.0.0.1 by default), a forged one gives each password guess a fresh
+    # login throttle.
+    proxies = settings.trusted_proxy_list
+    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=bool(proxies),
+                forwarded_allow_ips=proxies or None)

@@ -14,6 +14,7 @@ adds a page per contract with its key terms, issues and what to ask for.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -21,7 +22,7 @@ from functools import cache
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from pipelines.aggregate import Assessed, DocumentAssessment, MergedFinding
 from pipelines.categories import KEY_TERMS
@@ -48,6 +49,8 @@ _OWN_ACTIONS = frozenset({"check", "confirm", "diarise", "diarize", "review"})
 """Advice starting with one of these is for our lawyers to do, not something to ask for."""
 _DATED = frozenset({EXPIRATION, RENEWAL, NOTICE})
 """Categories whose request is worth the contract's next deadline."""
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Unicode's explicit embeddings, overrides and isolates: invisible, and they reorder what follows."""
 
 
 @dataclass(frozen=True)
@@ -156,9 +159,29 @@ def environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(level_colors=LEVEL_COLORS, severity_colors=SEVERITY_COLORS, risk_levels=RISK_LEVELS,
                        needs_attention=NEEDS_ATTENTION, key_terms=KEY_TERMS, kind_titles=KIND_TITLES,
-                       key_term_text=key_term_text, how_read=how_read, quotes=quotes)
-    env.filters.update(short=short, plural=plural, words=words)
+                       key_term_text=key_term_text, how_read=how_read, quotes=quotes, nonce=nonce)
+    env.filters.update(short=short, plural=plural, words=words, name=name)
     return env
+
+
+def name(text: str) -> Markup:
+    """A file, party or user name shown inside a line, as `{{ x | name }}`: isolated in <bdi>,
+    so a right-to-left name cannot reorder the text around it, and with its bidirectional
+    controls written out ("[U+202E]"), since <bdi> stops them at the name's edge but not
+    inside it: "invoice" U+202E "fdp.txt" would still read "invoicetxt.pdf".  A genuine name
+    rarely holds one (Hebrew or Arabic letters carry their own direction), so a marker points
+    at a name worth a second look.  Escaped like any other text."""
+    shown = BIDI_CONTROLS.sub(lambda control: f"[U+{ord(control.group()):04X}]", str(text))
+    return Markup("<bdi>{}</bdi>").format(shown)
+
+
+@jinja2.pass_context
+def nonce(context: jinja2.runtime.Context) -> Markup:
+    """` nonce="…"` for an inline <script> or <style>, as `<script{{ nonce() }}>`: the web app
+    passes each response's nonce as `csp_nonce` (web/security_headers.py), the only inline code
+    its Content-Security-Policy runs; report.html, a file with no policy, has none."""
+    value = context.get("csp_nonce")
+    return Markup(' nonce="{}"').format(value) if value else Markup("")
 
 
 def contract_view(doc: DocumentResult, a: DocumentAssessment | None, as_of: date) -> ContractView:
@@ -194,10 +217,13 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def words(items: Iterable[str], last: str = "and") -> str:
-    """ "a, b and c": lists inside the summary's sentences."""
-    items = list(items)
-    return f"{', '.join(items[:-1])} {last} {items[-1]}" if len(items) > 1 else "".join(items)
+def words(items: Iterable[str], last: str = "and") -> Markup:
+    """ "a, b and c": lists inside the summary's sentences.  Each item is escaped unless it is
+    markup already (a `name`), so names keep their <bdi> in a list."""
+    items = [escape(item) for item in items]
+    if len(items) > 1:
+        return Markup("{} {} {}").format(Markup(", ").join(items[:-1]), last, items[-1])
+    return Markup("").join(items)
 
 
 def _risk_order(c: ContractView) -> tuple:

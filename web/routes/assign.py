@@ -18,6 +18,7 @@ from pipelines.playbook.severity import WEIGHTS
 from pipelines.review.assignment import AssignmentError, Selection, assign
 from storage.database import session_scope
 from storage.schema import utcnow
+from web.api_errors import WRITE, refusals
 from web.auth import admin_user
 from web.pages import render
 from web.queue_listing import QueueFilters, blank_is_none, known_severity
@@ -75,8 +76,8 @@ def _assign(request: Request, selection: Selection, to: str | None, admin: Accou
 
 
 @router.post("/api/items/assign", response_model=Assigned,
-             responses={400: {"description": "The user does not exist or is disabled."},
-                        403: {"description": "Only admins assign work."}})
+             responses=refusals(400, *WRITE, _400="The user does not exist or is disabled.",
+                                _403="Only admins assign work, and only with the session's CSRF token."))
 def assign_api(request: Request, body: AssignIn, admin: Admin) -> Assigned:
     """Assign open items, chosen by id and/or the queue's filters, to a user (or to nobody);
     claims held by anyone else on them are released."""

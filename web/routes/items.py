@@ -4,29 +4,37 @@ Pages post forms and redirect; /api answers JSON.  The work is done by
 pipelines.review.queue (claims, leases, decisions, undo) and web/item_view.py (what an item
 shows); this module maps their errors to HTTP: ReviewConflict and NotYours 409 with their
 message, ValueError 400, LookupError 404.
+
+Only a POST claims an item (next open item, Hold, a decision going on to the next, undo),
+and the gate (web/auth.py) wants the session's CSRF token on every POST: a link, an image or
+a redirect from another site runs a GET, which only shows.
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse
-from pydantic import BaseModel
+from pydantic import AwareDatetime, BaseModel
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
-from sqlalchemy.orm import Session
 
+from pipelines import logs
 from pipelines.parsers.limits import ReadLimits
 from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
 from storage.database import session_scope
 from storage.schema import Document, utcnow
+from web.api_errors import WRITE, refusals
 from web.auth import current_user
 from web.deciding import Fields, record
-from web.item_view import CATEGORIES, ItemView, check_visible, load_item
+from web.item_view import CATEGORIES, ItemView, as_utc, check_visible, load_item
 from web.page_images import PageUnavailable, page_png
 from web.pages import render
 from web.queue_listing import keep_priorities_current
@@ -46,8 +54,8 @@ PAGE_CACHE = "page-images"
 
 class Lease(BaseModel):
     item_id: int
-    lease_until: datetime | None
-    """When the lease runs out; None for a decided item, which nobody holds."""
+    lease_until: AwareDatetime | None
+    """When the lease runs out (UTC); None for a decided item, which nobody holds."""
 
 
 class DecisionIn(BaseModel):
@@ -93,33 +101,55 @@ def _view(request: Request, item_id: int, user: Account) -> ItemView:
 
 # --- next item ----------------------------------------------------------------------------------
 
-def _claim(request: Request, user: Account, batch: str | None) -> int | None:
+def _batch(batch: str | None) -> str | None:
+    """A batch filter as sent; blank means every batch."""
     if batch is not None and "\x00" in batch:
         raise HTTPException(status_code=400, detail="batch must not contain a NUL character")
+    return (batch or "").strip() or None
+
+
+def _claim(request: Request, user: Account, batch: str | None) -> int | None:
     lease_s = request.app.state.settings.review_lease_s
     keep_priorities_current(request.app.state, request.app.state.settings.effective_database_url, date.today())
 
     def work(session: Session) -> int | None:
-        item = claim_next(session, user.name, utcnow(), lease_s, batch_id=batch or None)
+        item = claim_next(session, user.name, utcnow(), lease_s, batch_id=batch)
         return None if item is None else item.id
     return _settle(request, work)
 
 
+def _on_to_next(request: Request, user: Account, batch: str | None) -> Response:
+    """Claim the next open item and go to its page; back to the queue, saying so, when none waits."""
+    item_id = _claim(request, user, batch)
+    if item_id is not None:
+        return RedirectResponse(f"/items/{item_id}", status_code=303)
+    request.session["notice"] = "No open item is waiting for you" + (f" in batch {batch}" if batch else "") + "."
+    return RedirectResponse("/?" + urlencode({"batch": batch}) if batch else "/", status_code=303)
+
+
 @router.get("/next", response_class=HTMLResponse, include_in_schema=False)
 def next_page(request: Request, user: User, batch: str | None = None) -> Response:
-    """Claim the most urgent open item and go to its page."""
-    item_id = _claim(request, user, batch)
-    if item_id is None:
-        return render(request, "message.html", {"title": "Nothing to review", "message":
-                      "No open item is waiting for you" + (f" in batch {batch}" if batch else "") + ".",
-                      "failed": False, "links": [("/", "The queue")]})
-    return RedirectResponse(f"/items/{item_id}", status_code=303)
+    """The button that claims the next open item: following a link claims nothing."""
+    try:
+        return render(request, "next.html", {"batch": _batch(batch)})
+    except HTTPException as error:
+        return _refused(request, error)
 
 
-@router.post("/api/items/next", response_model=ItemView, responses={204: {"description": "No open item is waiting."}})
+@router.post("/next", response_class=HTMLResponse, include_in_schema=False)
+def next_form(request: Request, user: User, batch: Annotated[str, Form()] = "") -> Response:
+    """Claim the most urgent open item (or the one you hold) and go to its page."""
+    try:
+        return _on_to_next(request, user, _batch(batch))
+    except HTTPException as error:
+        return _refused(request, error)
+
+
+@router.post("/api/items/next", response_model=ItemView,
+             responses={204: {"description": "No open item is waiting."}, **refusals(400, *WRITE)})
 def api_next(request: Request, user: User, batch: str | None = None) -> ItemView | Response:
     """Claim the most urgent open item (or the one you hold) for a lease; 204 when none waits."""
-    item_id = _claim(request, user, batch)
+    item_id = _claim(request, user, _batch(batch))
     return Response(status_code=204) if item_id is None else _view(request, item_id, user)
 
 
@@ -127,6 +157,7 @@ def api_next(request: Request, user: User, batch: str | None = None) -> ItemView
 
 @router.get("/items/{item_id}", response_class=HTMLResponse, include_in_schema=False)
 def item_page(request: Request, item_id: ItemId, user: User) -> Response:
+    """The item as it stands; its script renews the lease only on an item the user holds."""
     try:
         view = _view(request, item_id, user)
     except HTTPException as error:
@@ -136,7 +167,7 @@ def item_page(request: Request, item_id: ItemId, user: User) -> Response:
                                          "renew_ms": renew_ms})
 
 
-@router.get("/api/items/{item_id}", response_model=ItemView)
+@router.get("/api/items/{item_id}", response_model=ItemView, responses=refusals(401, 404))
 def api_item(request: Request, item_id: ItemId, user: User) -> ItemView:
     """The item with its context, the machine's call, the playbook issue and the audit trail."""
     return _view(request, item_id, user)
@@ -154,7 +185,10 @@ async def page_image(request: Request, item_id: ItemId, user: User) -> Response:
         png = await run_in_threadpool(page_png, settings.data_dir / PAGE_CACHE, Path(path), sha256, view.page,
                                       view.boxes, limits=ReadLimits.from_settings(settings))
     except PageUnavailable as error:
-        raise HTTPException(status_code=404, detail=str(error)) from error
+        # The reviewer learns which page of which document; where the file lies is for the log.
+        logs.log("page image unavailable", stage="review", batch_id=view.batch_id, sha256=sha256,
+                 document_id=view.document_id, level=logging.WARNING, path=path, page=view.page, reason=str(error))
+        raise HTTPException(status_code=404, detail=f"Page {view.page} of {view.filename}: {error}") from error
     return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
 
 
@@ -165,13 +199,27 @@ def _file_of(session: Session, document_id: int) -> tuple[str, str]:
     return document.path, document.sha256
 
 
-@router.post("/api/items/{item_id}/lease", response_model=Lease)
+@router.post("/api/items/{item_id}/lease", response_model=Lease, responses=refusals(*WRITE, 404, 409))
 def lease(request: Request, item_id: ItemId, user: User) -> Lease:
     """Hold the item while you work on it: claims it if nobody holds it, renews your lease if
     you do (your other claims go back to the queue); 409 while someone else holds it."""
+    return Lease(item_id=item_id, lease_until=_hold(request, item_id, user))
+
+
+@router.post("/items/{item_id}/hold", response_class=HTMLResponse, include_in_schema=False)
+def hold_form(request: Request, item_id: ItemId, user: User) -> Response:
+    """The item page's Hold button: the item is yours until you decide or the lease runs out."""
+    try:
+        _hold(request, item_id, user)
+    except HTTPException as error:
+        return _refused(request, error, item_id)
+    return RedirectResponse(f"/items/{item_id}", status_code=303)
+
+
+def _hold(request: Request, item_id: int, user: Account) -> datetime | None:
     lease_s = request.app.state.settings.review_lease_s
     until = _settle(request, lambda s: _hold_visible(s, item_id, user, lease_s))
-    return Lease(item_id=item_id, lease_until=until)
+    return None if until is None else as_utc(until)
 
 
 def _hold_visible(session: Session, item_id: int, user: Account, lease_s: int) -> datetime | None:
@@ -193,17 +241,17 @@ def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated
                 start: Annotated[str, Form()] = "", end: Annotated[str, Form()] = "",
                 value: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "",
                 comment: Annotated[str, Form()] = "") -> Response:
-    """Decide from the item page, then go on to the next open item."""
+    """Decide from the item page, then go on to the next open item, claimed."""
     try:
         _decide(request, item_id, user, action, version, Fields(category, start, end, value, reason, comment))
     except HTTPException as error:
         return _refused(request, error, item_id)
-    return RedirectResponse("/next", status_code=303)
+    return _on_to_next(request, user, None)
 
 
-@router.post("/api/items/{item_id}/decision", response_model=Decision,
-             responses={409: {"description": "The item moved past `version`, or someone else holds it: the "
-                                             "detail says who decided it first."}})
+@router.post("/api/items/{item_id}/decision", response_model=Decision, responses=refusals(
+    400, *WRITE, 404, 409, _400="The decision is incomplete or does not fit the item (a reason, a span, a category).",
+    _409="The item moved past `version`, or someone else holds it: the detail says who decided it first."))
 def decide_api(request: Request, item_id: ItemId, body: DecisionIn, user: User) -> Decision:
     """Accept, correct or reject the item as of `version` (the version your copy shows)."""
     fields = Fields(body.category, body.start, body.end, body.value, body.reason, body.comment)
@@ -228,7 +276,9 @@ def undo_form(request: Request, user: User) -> Response:
     return RedirectResponse(f"/items/{decision.item_id}", status_code=303)
 
 
-@router.post("/api/undo", response_model=Decision)
+@router.post("/api/undo", response_model=Decision, responses=refusals(
+    *WRITE, 404, 409, _404="You have no decision to undo.",
+    _409="The item was decided again since your decision, which can no longer be taken back."))
 def undo_api(request: Request, user: User) -> Decision:
     """Take back your last decision (an "undo" row joins the trail); 404 when there is none."""
     return _undo(request, user)

@@ -6,15 +6,18 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from storage.database import session_scope
-from web.auth import local_target, start_session
+from web.auth import current_user, local_target, start_session
+from web.login_throttle import ServerBusy
 from web.pages import render
-from web.users import Account, authenticate
+from web.users import Account, authenticate, end_sessions
 
 router = APIRouter(include_in_schema=False)  # pages and probes, not API
+BUSY_RETRY_S = 5
+"""What a login refused for a full queue of password checks is told to wait (the queue drains
+in about two seconds: web/login_throttle.py)."""
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -25,19 +28,25 @@ def login_page(request: Request, next: str = "/") -> Response:
 @router.post("/login", response_class=HTMLResponse)
 async def login(request: Request, name: Annotated[str, Form()], password: Annotated[str, Form()],
                 next: Annotated[str, Form()] = "/") -> Response:
-    """Log in, unless this name has failed too often from this address lately (429)."""
-    throttle = request.app.state.throttle
+    """Log in, unless this name has failed too often from this address lately (429), or more
+    logins wait for their password check than the server lets queue (503)."""
+    throttle, checks = request.app.state.throttle, request.app.state.password_checks
     address = request.client.host if request.client else ""
     form = {"name": name, "next": local_target(next)}
-    wait_s = throttle.retry_after_s(name, address)
+    wait_s = throttle.reserve(name, address)
     if wait_s > 0:
         minutes = math.ceil(wait_s / 60)
         return render(request, "login.html", {**form, "error": f"Too many failed logins for {name} from this address: "
                                               f"try again in {minutes} minute{'s' if minutes != 1 else ''}."},
                       status_code=429, headers={"Retry-After": str(math.ceil(wait_s))})
-    account = await run_in_threadpool(_authenticate, request.app.state.settings.effective_database_url, name, password)
+    try:
+        account = await checks.run(_authenticate, request.app.state.settings.effective_database_url, name, password)
+    except ServerBusy:
+        throttle.withdraw(name, address)
+        return render(request, "login.html", {**form, "error": "The server is checking many logins just now: "
+                                              f"try again in {BUSY_RETRY_S} seconds."},
+                      status_code=503, headers={"Retry-After": str(BUSY_RETRY_S)})
     if account is None:
-        throttle.failed(name, address)
         return render(request, "login.html", {**form, "error": "Wrong name or password, or the user is disabled."},
                       status_code=401)
     throttle.succeeded(name, address)
@@ -52,5 +61,9 @@ def _authenticate(database_url: str, name: str, password: str) -> Account | None
 
 @router.post("/logout")
 def logout(request: Request) -> Response:
+    """Log out everywhere: every session this user has open ends, not only this cookie, since
+    a cookie copied before logout would otherwise work until it expired."""
+    with session_scope(request.app.state.settings.effective_database_url) as session:
+        end_sessions(session, current_user(request).id)
     request.session.clear()
     return RedirectResponse("/login", status_code=303)

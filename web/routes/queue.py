@@ -13,6 +13,7 @@ from starlette.responses import Response
 from pipelines.playbook.severity import WEIGHTS
 from pipelines.review.double_review import reviews_needed
 from storage.database import session_scope
+from web.api_errors import refusals
 from web.auth import current_user
 from web.pages import render
 from web.queue_listing import STATUSES, QueueFilters, QueuePage, keep_priorities_current, list_queue
@@ -78,7 +79,7 @@ def _assignable(request: Request) -> list[str]:
         return [account.name for account in list_users(session) if not account.disabled]
 
 
-@router.get("/api/items", response_model=Items)
+@router.get("/api/items", response_model=Items, responses=refusals(401))
 def api_items(request: Request, filters: Filters, user: User) -> Items:
     """The queue as JSON, most urgent first: the page's items, the total and the count per status."""
     q = _queue(request, filters, user)

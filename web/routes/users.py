@@ -30,9 +30,10 @@ def users_page(request: Request) -> Response:
 @router.post("/users", response_class=HTMLResponse)
 def add_user(request: Request, name: Annotated[str, Form()], role: Annotated[str, Form()],
              password: Annotated[str, Form()]) -> Response:
+    settings = request.app.state.settings
     try:
-        with session_scope(request.app.state.settings.effective_database_url) as session:
-            create_user(session, name, role, password)
+        with session_scope(settings.effective_database_url) as session:
+            create_user(session, name, role, password, min_password_length=settings.password_min_length)
     except UserError as error:
         return _page(request, str(error), status_code=400)
     return RedirectResponse("/users", status_code=303)
