@@ -433,14 +433,22 @@ def rerank_review_items(session: Session, today: date) -> int:
 
 
 def decision_trails(session: Session, batch_id: str) -> dict[int, list[dict]]:
-    """Per document of the batch, its review decisions in the order they were made."""
-    rows = session.scalars(
-        select(schema.ReviewDecision).join(schema.Document, schema.Document.id == schema.ReviewDecision.document_id)
-        .where(schema.Document.batch_id == batch_id).order_by(schema.ReviewDecision.id))
+    """Per document of the batch, its review decisions in the order they were made, with those
+    made on the audit it was carried from and on that audit's other carried copies: a nightly
+    run that carries an unchanged contract carries what reviewers decided about it."""
+    root = func.coalesce(schema.Document.carried_from, schema.Document.id)
+    batch_roots = select(schema.Document.id, root).where(schema.Document.batch_id == batch_id)
+    members: dict[int, list[int]] = {}
+    for document_id, document_root in session.execute(batch_roots):
+        members.setdefault(document_root, []).append(document_id)
+    rows = session.execute(
+        select(schema.ReviewDecision, root).join(schema.Document, schema.Document.id == schema.ReviewDecision.document_id)
+        .where(root.in_(batch_roots.with_only_columns(root))).order_by(schema.ReviewDecision.id))
     trails: dict[int, list[dict]] = {}
-    for r in rows:
-        trails.setdefault(r.document_id, []).append(
-            {"item_id": r.item_id, "action": r.action, "previous": r.previous, "new": r.new, "reviewer": r.reviewer})
+    for r, document_root in rows:
+        entry = {"item_id": r.item_id, "action": r.action, "previous": r.previous, "new": r.new, "reviewer": r.reviewer}
+        for document_id in members.get(document_root, ()):
+            trails.setdefault(document_id, []).append(entry)
     return trails
 
 

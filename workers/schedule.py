@@ -44,13 +44,14 @@ from celery.signals import worker_shutting_down
 from kombu import Queue as KombuQueue
 
 from pipelines import logs
-from pipelines.aggregate import Assessed, DocumentAssessment, assess_batch
+from pipelines.aggregate import Assessed
 from pipelines.datamodel import BatchOrigin, BatchResult, BatchStatus, RunState, SkipReason
 from pipelines.deadlines import upcoming_deadlines
 from pipelines.deltas import NightlyReport, compare_runs, write_nightly_report
 from pipelines.incremental import AuditVersions, Plan, audit_versions, plan_batch, refresh_fingerprints
 from pipelines.playbook import Playbook
 from pipelines.producer import document_canvas
+from pipelines.reported import load_reported
 from pipelines.schedule import Cron, catch_up, to_naive_utc, zone
 from pipelines.settings import Settings
 from storage import history, repository
@@ -307,16 +308,11 @@ def finish_run(settings: Settings, run_id: int, *, as_of: date | None = None,
 
 
 def _assessed(settings: Settings, batch_id: str) -> tuple[list[Assessed], BatchResult, Playbook, dict]:
-    """A batch's documents with their stored assessments, its playbook and options."""
-    from pipelines.steps import playbook_for
-
+    """A batch's documents as its reports show them (reviewers' decisions applied), its
+    playbook and options."""
     with session_scope(settings.effective_database_url, write=False) as session:
-        batch = repository.load_batch_result(session, batch_id, settings.analysers)
-        options = repository.batch_options(session, batch_id)
-        stored = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
-    playbook = playbook_for(options)
-    assessed: list[Assessed] = assess_batch(batch, playbook, stored)
-    return assessed, batch, playbook, options
+        reported = load_reported(session, batch_id, settings.analysers)
+    return reported.assessed(), reported.batch, reported.playbook, reported.options
 
 
 def _local(moment: datetime, tz: Any) -> str:

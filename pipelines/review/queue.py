@@ -142,8 +142,8 @@ def hold(session: Session, item_id: int, reviewer: str, now: datetime, lease_s: 
     """Claim this very item for `reviewer`, or extend their lease on it, and return when the
     lease ends: the item page's Hold button does this (an item reached by j / k or a link, not
     only by "next item"), and its script renews the lease of an item the reviewer holds while
-    they work; opening a page claims nothing, so a link from another site cannot claim.  A reviewer holds one item at a time, so their
-    other claims go back to the queue.  None for a decided item (nothing to hold); NotYours
+    they work; opening a page claims nothing, so a link from another site cannot claim.  A
+    reviewer holds one item at a time, so their other claims go back to the queue.  None for a decided item (nothing to hold); NotYours
     while someone else's lease runs or the item is assigned to someone else."""
     item = _locked(session, item_id)
     if item.status != OPEN:

@@ -1,0 +1,62 @@
+"""A batch as every report shows it: its stored results with the reviewers' decisions applied.
+
+`clausemill audit` and `report`, the nightly run and the watcher's batch and portfolio reports
+all read a batch through `load_reported`, so a decision made in the review app reaches each
+of them: the nightly report and the rolling portfolio once read the stored assessments alone,
+and went on showing a clause a reviewer had rejected.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from pipelines.aggregate import Assessed, DocumentAssessment, aggregate_document, assess_batch
+from pipelines.datamodel import BatchResult
+from pipelines.playbook import Playbook
+from pipelines.review.decisions import apply_decisions, standing
+from pipelines.review.recalibration import Calibration
+from pipelines.steps import playbook_for
+from storage import repository
+
+
+@dataclass
+class ReportedBatch:
+    batch: BatchResult
+    """Its documents, a reviewed one's findings as the reviewers left them."""
+    assessments: dict[int, DocumentAssessment]
+    """By document id: as stored, or assessed again from the decided findings; a reviewed
+    document audited without a calibration is left out, so `assessed` assesses it afresh."""
+    playbook: Playbook
+    options: dict
+
+    def assessed(self) -> list[Assessed]:
+        return assess_batch(self.batch, self.playbook, self.assessments)
+
+
+def load_reported(session: Session, batch_id: str, analysers: Iterable[str]) -> ReportedBatch:
+    batch = repository.load_batch_result(session, batch_id, list(analysers))
+    options = repository.batch_options(session, batch_id)
+    stored = {i: DocumentAssessment.from_dict(a) for i, a in repository.load_assessments(session, batch_id).items()}
+    trails = repository.decision_trails(session, batch_id)
+    calibrations = {version: repository.load_calibration(session, version)
+                    for version in {stored[i].calibration for i in trails if i in stored} - {None}}
+    playbook = playbook_for(options)
+    return ReportedBatch(batch, apply_review(batch, stored, trails, calibrations, playbook), playbook, options)
+
+
+def apply_review(batch: BatchResult, stored: dict[int, DocumentAssessment], trails: dict[int, list[dict]],
+                 calibrations: dict[int, Calibration | None], playbook: Playbook) -> dict[int, DocumentAssessment]:
+    """Replace each reviewed document's findings by the decided ones (in `batch`, in place) and
+    return the assessments to report: a reviewed document is assessed again through the
+    calibration it was audited with."""
+    assessments = dict(stored)
+    for doc in batch.documents:
+        if doc.id in trails:
+            doc.findings = apply_decisions(doc.findings, standing(trails[doc.id]))
+            audited = assessments.pop(doc.id, None)
+            if audited is not None and audited.calibration is not None:
+                assessments[doc.id] = aggregate_document(doc.findings, playbook, doc.page_count,
+                                                         calibration=calibrations.get(audited.calibration))
+    return assessments
