@@ -15,7 +15,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from pipelines.datamodel import WIDER_SPAN_SOURCE, BatchResult, DocumentResult, DocumentStatus, Finding
+from pipelines.datamodel import (
+    WIDER_SPAN_SOURCE, BatchResult, DocumentResult, DocumentStatus, Finding, KeyTerm, MergedFinding,
+)
 from pipelines.categories import KEY_TERMS, MULTI_VALUED
 from pipelines.playbook.checks import SET_ASIDE, Issue, Unreadable, run_checks
 from pipelines.playbook.quotes import quote_problem
@@ -48,51 +50,6 @@ _DEFINED_TERMS: dict[str, tuple[str, ...]] = {
 contract defining the value, so it outranks a passing mention elsewhere."""
 
 _SIGNATURE = re.compile(r"IN WITNESS WHEREOF|signature", re.IGNORECASE)
-
-@dataclass
-class MergedFinding:
-    """One clause or key term as found: the tightest quote, plus every piece of evidence for it.
-
-    `finding` carries the merged confidence and joined source ("rules+model"); `evidence`
-    keeps each source's own finding so the evidence chain can be shown and audited.
-    """
-
-    finding: Finding
-    evidence: list[Finding]
-
-
-@dataclass
-class KeyTerm:
-    """The value a document gives a key term, and how that value was chosen.
-
-    `basis` is "read" (pipelines.terms read it from the whole text; `finding.detail` holds its
-    structure and evidence), "single" (one piece of evidence), "agreed" (several, same value), "defined
-    term", "preamble" or "signature block" (that evidence outranked different values),
-    "conflict" (no way to choose: `value` and `finding` are None), "quote" (evidence without a
-    normalized value) or "listed" (multi-valued terms such as Parties).  `candidates` holds,
-    in document order, the competing values whenever values differed, and every party for
-    Parties.
-    """
-
-    category: str
-    value: str | None
-    finding: Finding | None
-    basis: str
-    candidates: list[Finding] = field(default_factory=list)
-
-    @property
-    def conflict(self) -> bool:
-        return self.basis == "conflict"
-
-    @property
-    def stated(self) -> bool:
-        """Whether the contract gives the term a value (not a blank, not a conflict)."""
-        return self.value is not None and self.value != NOT_STATED
-
-    @property
-    def detail(self) -> dict:
-        return (self.finding.detail if self.finding is not None else None) or {}
-
 
 @dataclass
 class DocumentAssessment:
@@ -143,15 +100,15 @@ class DocumentAssessment:
         return cls(
             playbook=data["playbook"],
             thresholds=Thresholds(**data["thresholds"]),
-            findings=[MergedFinding(finding_from_dict(m["finding"]), [finding_from_dict(e) for e in m["evidence"]])
+            findings=[MergedFinding(Finding.from_dict(m["finding"]), [Finding.from_dict(e) for e in m["evidence"]])
                       for m in data["findings"]],
             key_terms={
-                name: KeyTerm(k["category"], k["value"], finding_from_dict(k["finding"]) if k["finding"] else None,
-                              k["basis"], [finding_from_dict(c) for c in k["candidates"]])
+                name: KeyTerm(k["category"], k["value"], Finding.from_dict(k["finding"]) if k["finding"] else None,
+                              k["basis"], [Finding.from_dict(c) for c in k["candidates"]])
                 for name, k in data["key_terms"].items()
             },
-            issues=[Issue(i["kind"], finding_from_dict(i["finding"]), i["advice"]) for i in data["issues"]],
-            review=[ReviewItem(finding_from_dict(r["finding"]), r["reason"], r["priority"], r.get("parts") or {})
+            issues=[Issue(i["kind"], Finding.from_dict(i["finding"]), i["advice"]) for i in data["issues"]],
+            review=[ReviewItem(Finding.from_dict(r["finding"]), r["reason"], r["priority"], r.get("parts") or {})
                     for r in data["review"]],
             risk_score=data["risk_score"],
             risk_level=data["risk_level"],
@@ -162,12 +119,6 @@ class DocumentAssessment:
 
 Assessed = tuple[DocumentResult, DocumentAssessment | None]
 """A document with its assessment; None when it has none (failed, duplicate, pending)."""
-
-
-def finding_from_dict(data: dict) -> Finding:
-    """The Finding that Finding.to_dict() wrote (JSON turns its box tuple into a list)."""
-    box = data.get("box")
-    return Finding(**{**data, "box": tuple(box) if box is not None else None})
 
 
 def aggregate_document(

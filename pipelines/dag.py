@@ -11,10 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pipelines.settings import Settings
 
 
 class Stage(StrEnum):
@@ -42,7 +38,8 @@ class StageSpec:
     stage: Stage
     queue: Queue
     time_limit_setting: str
-    """The Settings field holding the soft time limit; the hard limit adds HARD_LIMIT_GRACE_S."""
+    """The Settings field holding the soft time limit (`Settings.time_limit_s(spec)` reads it);
+    the hard limit adds HARD_LIMIT_GRACE_S."""
     stores_result: bool = False
     """Only chord members store a result: the OCR pages, joined before segmentation."""
     per_page: bool = False
@@ -58,9 +55,6 @@ class StageSpec:
     def task_name(self) -> str:
         """Routing is by this name's prefix (`clausemill.cpu.*` → the cpu queue)."""
         return f"clausemill.{self.queue}.{self.task or self.stage}"
-
-    def time_limit_s(self, settings: Settings) -> int:
-        return int(getattr(settings, self.time_limit_setting))
 
 
 STAGES: tuple[StageSpec, ...] = (

@@ -133,6 +133,61 @@ class Finding:
                 "severity": self.severity, "value": self.value, "note": self.note,
                 "detail": copy.deepcopy(self.detail) if self.detail is not None else None}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Finding:
+        """The Finding that to_dict() wrote (JSON turns its box tuple into a list)."""
+        box = data.get("box")
+        return cls(**{**data, "box": tuple(box) if box is not None else None})
+
+
+NOT_STATED = "not stated"
+"""The honest value of a term the contract leaves open: a blank date line, no renewal."""
+
+
+@dataclass
+class MergedFinding:
+    """One clause or key term as found: the tightest quote, plus every piece of evidence for it.
+
+    `finding` carries the merged confidence and joined source ("rules+model"); `evidence`
+    keeps each source's own finding so the evidence chain can be shown and audited.
+    """
+
+    finding: Finding
+    evidence: list[Finding]
+
+
+@dataclass
+class KeyTerm:
+    """The value a document gives a key term, and how that value was chosen.
+
+    `basis` is "read" (pipelines.terms read it from the whole text; `finding.detail` holds its
+    structure and evidence), "single" (one piece of evidence), "agreed" (several, same value), "defined
+    term", "preamble" or "signature block" (that evidence outranked different values),
+    "conflict" (no way to choose: `value` and `finding` are None), "quote" (evidence without a
+    normalized value) or "listed" (multi-valued terms such as Parties).  `candidates` holds,
+    in document order, the competing values whenever values differed, and every party for
+    Parties.
+    """
+
+    category: str
+    value: str | None
+    finding: Finding | None
+    basis: str
+    candidates: list[Finding] = field(default_factory=list)
+
+    @property
+    def conflict(self) -> bool:
+        return self.basis == "conflict"
+
+    @property
+    def stated(self) -> bool:
+        """Whether the contract gives the term a value (not a blank, not a conflict)."""
+        return self.value is not None and self.value != NOT_STATED
+
+    @property
+    def detail(self) -> dict:
+        return (self.finding.detail if self.finding is not None else None) or {}
+
 
 def document_text(pages: list[PageText]) -> tuple[str, list[int]]:
     """The whole document's text and the char offset where each page starts in it."""

@@ -27,8 +27,8 @@ from typing import Literal
 
 from dateutil.relativedelta import relativedelta
 
-from pipelines.aggregate import Assessed, DocumentAssessment, KeyTerm
-from pipelines.datamodel import DocumentResult
+from pipelines.aggregate import Assessed, DocumentAssessment
+from pipelines.datamodel import DocumentResult, KeyTerm
 from pipelines.playbook.values import parse_days, says_no
 from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes
 from pipelines.terms.durations import as_relativedelta

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from pipelines.dag import STAGES
+from pipelines.dag import STAGES, StageSpec
 
 
 def _default_data_dir() -> Path:
@@ -186,11 +186,15 @@ class Settings(BaseSettings):
     def _redelivery_waits_for_the_longest_task(self) -> Settings:
         """Redis redelivers a task unacknowledged for visibility_timeout_s: were that shorter than
         a task may run, a slow task would run twice at once, and its first worker would stall."""
-        longest = max(spec.time_limit_s(self) for spec in STAGES) + HARD_LIMIT_GRACE_S
+        longest = max(self.time_limit_s(spec) for spec in STAGES) + HARD_LIMIT_GRACE_S
         if self.visibility_timeout_s <= longest:
             raise ValueError(f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed the longest task "
                              f"time limit ({longest} s), or Redis would redeliver tasks that are still running")
         return self
+
+    def time_limit_s(self, spec: StageSpec) -> int:
+        """A stage's soft time limit: the field its row of the stage table names."""
+        return int(getattr(self, spec.time_limit_setting))
 
     @field_validator("trusted_proxies")
     @classmethod

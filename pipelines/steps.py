@@ -71,7 +71,7 @@ def start_delivery(settings: Settings, doc: DocumentRef, spec: StageSpec, task: 
     if crashed >= settings.max_worker_crashes:
         times = {1: "once", 2: "twice"}.get(crashed, f"{crashed} times")
         raise DocumentFailed(spec.stage, f"the worker crashed {times} while {spec.doing} (it ran out of memory, "
-                                         f"crashed, or was killed at the {spec.time_limit_s(settings) + HARD_LIMIT_GRACE_S} "
+                                         f"crashed, or was killed at the {settings.time_limit_s(spec) + HARD_LIMIT_GRACE_S} "
                                          "s hard time limit); it is not tried again")
 
 

@@ -24,8 +24,8 @@ def test_every_stage_is_a_task_with_the_tables_queue_and_the_settings_limits(tmp
     for spec in STAGES:
         task = app.tasks[spec.task_name]
         assert app.amqp.router.route({}, spec.task_name)["queue"].name == spec.queue
-        assert task.soft_time_limit == spec.time_limit_s(settings)
-        assert task.time_limit == spec.time_limit_s(settings) + HARD_LIMIT_GRACE_S
+        assert task.soft_time_limit == settings.time_limit_s(spec)
+        assert task.time_limit == settings.time_limit_s(spec) + HARD_LIMIT_GRACE_S
         assert task.ignore_result is not spec.stores_result
     assert app.tasks[SPECS[Stage.OCR].task_name].soft_time_limit == 77
     assert app.tasks[SPECS[Stage.ANALYSE_MODEL].task_name].soft_time_limit == 500
@@ -45,7 +45,7 @@ def test_architecture_doc_shows_the_stage_table_in_order() -> None:
     text = (REPO / "ARCHITECTURE.md").read_text()
     rows = re.findall(r"^\| (\w+) \| (cpu|gpu) \| (\d+) s \(`(\w+)`\) \|", text, flags=re.MULTILINE)
     defaults = Settings()
-    assert rows == [(spec.stage, spec.queue, str(spec.time_limit_s(defaults)), spec.time_limit_setting) for spec in STAGES]
+    assert rows == [(spec.stage, spec.queue, str(defaults.time_limit_s(spec)), spec.time_limit_setting) for spec in STAGES]
 
 
 READ_RESULTS_WITHOUT_A_BROKER = """
@@ -94,19 +94,11 @@ def _module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _runtime_nodes(node: ast.AST):  # type: ignore[no-untyped-def]
-    """Every node below `node` except what `if TYPE_CHECKING:` guards (never imported at run time)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and isinstance(child.test, ast.Name) and child.test.id == "TYPE_CHECKING":
-            continue
-        yield child
-        yield from _runtime_nodes(child)
-
-
 def _imports(path: Path, modules: set[str]) -> set[str]:
-    """Project modules `path` imports at run time, at module level or inside functions."""
+    """Project modules `path` imports, at module level, inside functions or for type checking
+    only (a circle that only the type checker sees is still a circle a reader has to untie)."""
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

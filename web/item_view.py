@@ -21,7 +21,6 @@ from pydantic import AwareDatetime
 from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session
 
-from pipelines.aggregate import finding_from_dict
 from pipelines.categories import CUAD_CATEGORIES, KEY_TERMS
 from pipelines.category_descriptions import description
 from pipelines.datamodel import PAGE_SEPARATOR, Box, Finding
@@ -222,7 +221,7 @@ def _context_after(text: str, end: int) -> str:
 
 def _finding_on(quoted: Finding, findings: list[dict]) -> Finding | None:
     """The most confident stored finding of the item's category on the item's span."""
-    found = [f for f in map(finding_from_dict, findings) if f.category == quoted.category and same_evidence(f, quoted)]
+    found = [f for f in map(Finding.from_dict, findings) if f.category == quoted.category and same_evidence(f, quoted)]
     return max(found, key=lambda f: f.confidence, default=None)
 
 
@@ -230,7 +229,7 @@ def _issue_on(quoted: Finding, issues: list[dict]) -> PlaybookIssue | None:
     """The playbook issue raised by a finding on the item's span, if any (the stored issue
     holds the finding it rests on, whose severity and note say what is wrong)."""
     for issue in issues:
-        f = finding_from_dict(issue["finding"])
+        f = Finding.from_dict(issue["finding"])
         if f.category == quoted.category and same_evidence(f, quoted):
             return PlaybookIssue(issue["kind"], f.severity, f.note, issue.get("advice"))
     return None

@@ -167,7 +167,7 @@ class GpuModel:
         """The document's findings; AnalyserSkipped when the model took longer than the stage's
         time limit (less a margin to record it), which a thread pool does not enforce: the
         document goes on with the rules' findings alone, and its report says so."""
-        limit_s = max(1, SPECS[Stage.ANALYSE_MODEL].time_limit_s(self._settings) - WAIT_MARGIN_S)
+        limit_s = max(1, self._settings.time_limit_s(SPECS[Stage.ANALYSE_MODEL]) - WAIT_MARGIN_S)
         try:
             return self.load().predict(segments, timeout_s=limit_s)
         except TimeoutError:

@@ -51,9 +51,9 @@ class SweepReport:
 
 def stall_limit(settings: Settings, stage: Stage) -> timedelta:
     """How long a document may sit at `stage` before the sweep takes it for lost."""
-    limit_s = SPECS[stage].time_limit_s(settings)
+    limit_s = settings.time_limit_s(SPECS[stage])
     if stage is Stage.SEGMENT:  # waits for the OCR pages, which record their own progress
-        limit_s = max(limit_s, SPECS[Stage.OCR].time_limit_s(settings))
+        limit_s = max(limit_s, settings.time_limit_s(SPECS[Stage.OCR]))
     return timedelta(seconds=limit_s + HARD_LIMIT_GRACE_S + settings.recovery_margin_s)
 
 

@@ -51,9 +51,9 @@ def register_tasks(app: Celery, settings: Settings, model: GpuModel) -> dict[Sta
 
 
 def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> Task:
-    limit_s = spec.time_limit_s(settings)
+    limit_s = settings.time_limit_s(spec)
     limits = Limits(spec.stage, limit_s, settings.infrastructure_retries,
-                    pages_pending_retries=2 * SPECS[Stage.OCR].time_limit_s(settings))
+                    pages_pending_retries=2 * settings.time_limit_s(SPECS[Stage.OCR]))
 
     @app.task(name=spec.task_name, bind=True, shared=False, ignore_result=not spec.stores_result,
               soft_time_limit=limit_s, time_limit=limit_s + HARD_LIMIT_GRACE_S, max_retries=limits.infrastructure_retries)

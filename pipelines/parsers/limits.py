@@ -38,7 +38,7 @@ class ReadLimits:
         return cls(
             memory_mb=settings.parse_memory_limit_mb,
             time_margin_s=settings.parse_time_margin_s,
-            stage_time_s=tuple((stage, spec.time_limit_s(settings)) for stage, spec in SPECS.items()),
+            stage_time_s=tuple((stage, settings.time_limit_s(spec)) for stage, spec in SPECS.items()),
             max_page_megapixels=settings.max_page_megapixels,
             max_image_megapixels=settings.max_image_megapixels,
             max_docx_mb=settings.max_docx_uncompressed_mb,

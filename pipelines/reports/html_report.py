@@ -24,9 +24,9 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from pipelines.aggregate import Assessed, DocumentAssessment, MergedFinding
+from pipelines.aggregate import Assessed, DocumentAssessment
 from pipelines.categories import KEY_TERMS
-from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus
+from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, MergedFinding
 from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for
 from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank

@@ -32,7 +32,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipelines.aggregate import Assessed, MergedFinding
+from pipelines.aggregate import Assessed
+from pipelines.datamodel import MergedFinding
 from pipelines.categories import CUAD_CATEGORIES
 
 # Most of CUAD's PDFs (372 of 419) set their semicolons as U+037E GREEK QUESTION MARK, which is

@@ -6,12 +6,9 @@ every report shows them through this one module so the spelling is the same ever
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING
 
+from pipelines.datamodel import KeyTerm
 from pipelines.terms.durations import describe, parse_iso_duration
-
-if TYPE_CHECKING:
-    from pipelines.aggregate import KeyTerm
 
 
 def parse_iso_date(value: str | None) -> date | None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-NOT_STATED = "not stated"
-"""The honest value of a term the contract leaves open: a blank date line, no renewal."""
+from pipelines.datamodel import NOT_STATED
 
 VALUE_NOTE = "key-term value"
 """The note that marks a finding as a key term's value rather than a clause span; aggregation
