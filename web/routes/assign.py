@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.responses import Response
@@ -19,13 +19,12 @@ from pipelines.review.assignment import AssignmentError, Selection, assign
 from storage.database import session_scope
 from storage.schema import utcnow
 from web.api_errors import WRITE, refusals
-from web.auth import admin_user
+from web.dependencies import Admin
 from web.pages import render
 from web.queue_listing import QueueFilters, blank_is_none, known_severity
 from web.users import Account
 
 router = APIRouter()
-Admin = Annotated[Account, Depends(admin_user)]
 MAX_IDS = 1000
 ItemIdValue = Annotated[int, Field(ge=1, le=2**31 - 1)]
 FILTERS = ("batch", "contract", "category", "severity", "assignee")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import AwareDatetime, BaseModel
@@ -32,7 +32,7 @@ from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewCon
 from storage.database import session_scope
 from storage.schema import Document, utcnow
 from web.api_errors import WRITE, refusals
-from web.auth import current_user
+from web.dependencies import User, batch_filter
 from web.deciding import Fields, record
 from web.item_view import CATEGORIES, ItemView, as_utc, check_visible, load_item
 from web.page_images import PageUnavailable, page_png
@@ -41,7 +41,6 @@ from web.queue_listing import keep_priorities_current
 from web.users import Account
 
 router = APIRouter()
-User = Annotated[Account, Depends(current_user)]
 ItemId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="The review item's id.")]
 """Bounded to the id column's range, so PostgreSQL is never asked for an integer it cannot hold."""
 T = TypeVar("T")
@@ -101,13 +100,6 @@ def _view(request: Request, item_id: int, user: Account) -> ItemView:
 
 # --- next item ----------------------------------------------------------------------------------
 
-def _batch(batch: str | None) -> str | None:
-    """A batch filter as sent; blank means every batch."""
-    if batch is not None and "\x00" in batch:
-        raise HTTPException(status_code=400, detail="batch must not contain a NUL character")
-    return (batch or "").strip() or None
-
-
 def _claim(request: Request, user: Account, batch: str | None) -> int | None:
     lease_s = request.app.state.settings.review_lease_s
     keep_priorities_current(request.app.state, request.app.state.settings.effective_database_url, date.today())
@@ -131,7 +123,7 @@ def _on_to_next(request: Request, user: Account, batch: str | None) -> Response:
 def next_page(request: Request, user: User, batch: str | None = None) -> Response:
     """The button that claims the next open item: following a link claims nothing."""
     try:
-        return render(request, "next.html", {"batch": _batch(batch)})
+        return render(request, "next.html", {"batch": batch_filter(batch)})
     except HTTPException as error:
         return _refused(request, error)
 
@@ -140,7 +132,7 @@ def next_page(request: Request, user: User, batch: str | None = None) -> Respons
 def next_form(request: Request, user: User, batch: Annotated[str, Form()] = "") -> Response:
     """Claim the most urgent open item (or the one you hold) and go to its page."""
     try:
-        return _on_to_next(request, user, _batch(batch))
+        return _on_to_next(request, user, batch_filter(batch))
     except HTTPException as error:
         return _refused(request, error)
 
@@ -149,7 +141,7 @@ def next_form(request: Request, user: User, batch: Annotated[str, Form()] = "") 
              responses={204: {"description": "No open item is waiting."}, **refusals(400, *WRITE)})
 def api_next(request: Request, user: User, batch: str | None = None) -> ItemView | Response:
     """Claim the most urgent open item (or the one you hold) for a lease; 204 when none waits."""
-    item_id = _claim(request, user, _batch(batch))
+    item_id = _claim(request, user, batch_filter(batch))
     return Response(status_code=204) if item_id is None else _view(request, item_id, user)
 
 

@@ -9,7 +9,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.responses import Response
 
 from storage.database import session_scope
-from web.auth import current_user, local_target, start_session
+from web.auth import local_target, start_session
+from web.dependencies import User
 from web.login_throttle import ServerBusy
 from web.pages import render
 from web.users import Account, authenticate, end_sessions
@@ -60,10 +61,10 @@ def _authenticate(database_url: str, name: str, password: str) -> Account | None
 
 
 @router.post("/logout")
-def logout(request: Request) -> Response:
+def logout(request: Request, user: User) -> Response:
     """Log out everywhere: every session this user has open ends, not only this cookie, since
     a cookie copied before logout would otherwise work until it expired."""
     with session_scope(request.app.state.settings.effective_database_url) as session:
-        end_sessions(session, current_user(request).id)
+        end_sessions(session, user.id)
     request.session.clear()
     return RedirectResponse("/login", status_code=303)

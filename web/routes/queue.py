@@ -5,7 +5,7 @@ from dataclasses import asdict
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 from starlette.responses import Response
@@ -14,7 +14,7 @@ from pipelines.playbook.severity import WEIGHTS
 from pipelines.review.double_review import reviews_needed
 from storage.database import session_scope
 from web.api_errors import refusals
-from web.auth import current_user
+from web.dependencies import User
 from web.pages import render
 from web.queue_listing import STATUSES, QueueFilters, QueuePage, keep_priorities_current, list_queue
 from web.users import Account, list_users
@@ -22,7 +22,6 @@ from web.users import Account, list_users
 router = APIRouter()
 
 Filters = Annotated[QueueFilters, Query()]
-User = Annotated[Account, Depends(current_user)]
 
 
 class Item(BaseModel):

@@ -9,11 +9,11 @@ from starlette.responses import Response
 
 from storage.database import session_scope
 from web.auth import admin_user
+from web.dependencies import Admin
 from web.pages import render
-from web.users import ROLES, Account, UserError, create_user, disable_user, list_users
+from web.users import ROLES, UserError, create_user, disable_user, list_users
 
 router = APIRouter(dependencies=[Depends(admin_user)], include_in_schema=False)  # pages, not API
-Admin = Annotated[Account, Depends(admin_user)]
 
 
 def _page(request: Request, error: str = "", status_code: int = 200) -> Response:
