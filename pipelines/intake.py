@@ -11,11 +11,19 @@ workers/intake.py runs them as a process (events, rescans, claims, batches, move
 
 The work folder lies in the outbox so that a claim is a rename on the outbox's file system,
 atomic, and so is every move out of it.
+
+Dropped names are hostile input: a name is bytes, not always UTF-8, up to the file system's
+NAME_MAX long, with newlines, leading dashes or right-to-left overrides.  The ledger keeps each
+name in full (storable_name); every name the watcher makes in the outbox fits NAME_MAX
+(free_path shortens it); and an error while handling one file is that file's, not an outage
+(is_outage), so no name can stop the others.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +40,25 @@ OUTCOME_FOLDERS: dict[IntakeState, str] = {
     IntakeState.DUPLICATE: "duplicates",
 }
 ERROR_SUFFIX = ".error.json"
+NAME_MAX = 255
+"""The longest name in bytes on ext4, XFS, Btrfs and tmpfs; the watcher asks the outbox's own
+file system (DropFolder.name_max), which may hold less (eCryptfs: 143)."""
+SHORTENED = "…"
+"""Marks where a name too long for the outbox was cut."""
+_KEPT_SUFFIX_BYTES = 16
+"""A suffix up to this long is a file type (.pdf, .docx) and survives a cut; a longer one is
+part of a long name, and is cut with it."""
+UNDECODABLE_NAME = "the file name is not valid UTF-8; rename it and drop it again"
+_UNDECODABLE_TOKEN = "-undecodable"
+"""Ends the work folder of a claim refused for its name.  There the file is kept under its
+storable name, so on a restart a claim a kill left without its ledger row is refused again
+from where it lies."""
+OUTAGE_ERRNOS = frozenset({
+    errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO,  # the outbox's disk: full, read-only, failing
+    errno.ESTALE, errno.ENOTCONN, errno.ETIMEDOUT, errno.EHOSTDOWN, errno.EHOSTUNREACH,  # its share, gone
+    errno.ENETDOWN, errno.ENETUNREACH, errno.ECONNRESET, errno.ECONNABORTED, errno.EREMOTEIO,
+    errno.EMFILE, errno.ENFILE, errno.ENOMEM,  # this process, out of descriptors or memory
+})
 
 _PARTIAL_SUFFIXES = (".part", ".tmp", ".crdownload")
 """What browsers, office suites and copy tools name a file while they are still writing it."""
@@ -79,6 +106,57 @@ def is_stable(sighting: Sighting, now: float, stable_s: float) -> bool:
     return now - sighting.since >= stable_s
 
 
+def is_outage(error: OSError, *, reading: bool = False) -> bool:
+    """Whether an OSError met while handling one file is an outage (the step is retried every
+    few seconds and every file stays where it is) or that file's own (it ends in failed/ with
+    the error as its reason, and the others go on).
+
+    An outage is what no file can get past and what ends by itself or by an operator's hand:
+    the database or the broker unreachable (the watcher's OUTAGES), and the OSErrors of
+    OUTAGE_ERRNOS, which say that the outbox's file system or share is full, read-only,
+    failing or gone, or that this process is out of descriptors or memory.  Any other errno
+    (ENAMETOOLONG, EILSEQ, EACCES, ENOTDIR, EEXIST...) is about one file's name, place or
+    permissions: retried it fails the same way forever, and taken for an outage it stopped
+    every file after it (a dropped name of 236 bytes did, through the temporary file written
+    beside its error record).
+    `reading` a dropped file's bytes, EIO is a damaged block of that file: the disk's own
+    failures show where the file is moved, into the outbox."""
+    if reading and error.errno == errno.EIO:
+        return False
+    return error.errno in OUTAGE_ERRNOS
+
+
+def storable_name(name: str) -> str:
+    """`name` as the ledger, the error record and the outbox keep it.  A name is bytes, and
+    Python shows those that are not UTF-8 as lone surrogates, which no database column holds:
+    they are written as \\xNN (the bytes b"caf\\xff.txt" are kept as "caf\\xff.txt"),
+    printable and still saying which bytes they were.  A UTF-8 name is kept as it is."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def name_refusal(name: str) -> str | None:
+    """Why a file is refused for its name alone, or None.  A name that is not UTF-8 would be
+    shown differently by every program that lists it; it is taken, so it leaves the inbox, and
+    ends in failed/ under its storable name."""
+    return None if storable_name(name) == name else UNDECODABLE_NAME
+
+
+def shortened(name: str, room: int, mark: str = "") -> str:
+    """`name` with `mark` (" (2)") before its suffix, in at most `room` bytes of UTF-8.
+
+    Too long, the stem is cut at a character boundary and ends in "…"; the suffix, the file
+    type, is kept (unless over _KEPT_SUFFIX_BYTES).  The full name stays in the ledger and in
+    the error record."""
+    path = PurePosixPath(name)
+    stem, suffix = path.stem, path.suffix
+    if len(f"{stem}{mark}{suffix}".encode()) <= room:
+        return f"{stem}{mark}{suffix}"
+    if len(suffix.encode()) > _KEPT_SUFFIX_BYTES:
+        stem, suffix = name, ""
+    tail = f"{SHORTENED}{mark}{suffix}"
+    return stem.encode()[:room - len(tail.encode())].decode("utf-8", "ignore") + tail
+
+
 def claim_refusal(st: os.stat_result) -> str | None:
     """Why a dropped entry cannot be audited although it is taken (it ends in failed/), or
     None for a regular file.  A symbolic link is never followed: it could point anywhere."""
@@ -124,12 +202,33 @@ class DropFolder:
                              "claimed by an atomic rename, which cannot cross file systems; put the outbox on the "
                              "inbox's file system")
 
+    def name_max(self) -> int:
+        """The longest name the outbox's file system holds, in bytes (the inbox's too: both
+        are on one file system)."""
+        try:
+            return os.pathconf(self.work, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            return NAME_MAX
+
+    def claim_path(self, name: str, name_max: int = NAME_MAX) -> tuple[PurePosixPath, Path]:
+        """Where a claim renames a file dropped as `name` (relative to the inbox), in a work
+        folder of its own: (the name the ledger keeps, work/TOKEN/NAME).  A name that is not
+        UTF-8 is kept under its storable name, each part shortened to fit, in a folder that
+        says so (refusal_in_work)."""
+        kept = PurePosixPath(storable_name(name))
+        token = uuid.uuid4().hex + (_UNDECODABLE_TOKEN if name_refusal(name) else "")
+        return kept, self.work_path(token, PurePosixPath(*(shortened(part, name_max) for part in kept.parts)))
+
     def work_path(self, token: str, name: PurePosixPath) -> Path:
         return self.work / token / name
 
     def name_in_work(self, work_path: Path) -> PurePosixPath:
         """The name a file was dropped under, from where its claim put it (work/TOKEN/NAME)."""
         return PurePosixPath(*work_path.relative_to(self.work).parts[1:])
+
+    def refusal_in_work(self, work_path: Path) -> str | None:
+        """Why a claim found in the work folder is refused for its name, or None."""
+        return UNDECODABLE_NAME if work_path.relative_to(self.work).parts[0].endswith(_UNDECODABLE_TOKEN) else None
 
     def report_folder(self, batch_id: str) -> Path:
         return self.outbox / REPORTS_FOLDER / batch_id
@@ -156,16 +255,20 @@ def error_file(path: Path) -> Path:
     return path.with_name(path.name + ERROR_SUFFIX)
 
 
-def free_path(folder: Path, name: PurePosixPath, taken: Callable[[Path], bool]) -> Path:
+def free_path(folder: Path, name: PurePosixPath, taken: Callable[[Path], bool], name_max: int = NAME_MAX) -> Path:
     """`folder/name`, or with " (1)", " (2)"… before the suffix when that name or its error
-    file is taken: nothing already in the outbox is ever overwritten."""
-    preferred = folder / name
-    stem, suffix = preferred.stem, preferred.suffix
-    candidate, n = preferred, 0
-    while taken(candidate) or taken(error_file(candidate)):
+    file is taken: nothing already in the outbox is ever overwritten.  Each name fits
+    `name_max` with ERROR_SUFFIX added, shortened when it must be, so that whatever the file
+    ends as, its error file can be written beside it."""
+    *folders, last = name.parts
+    inner = folder.joinpath(*(shortened(part, name_max) for part in folders))
+    room = name_max - len(ERROR_SUFFIX.encode())
+    n = 0
+    while True:
+        candidate = inner / shortened(last, room, f" ({n})" if n else "")
+        if not (taken(candidate) or taken(error_file(candidate))):
+            return candidate
         n += 1
-        candidate = preferred.with_name(f"{stem} ({n}){suffix}")
-    return candidate
 
 
 def error_record(*, name: str, state: IntakeState, stage: str | None, reason: str | None, at: datetime,

@@ -13,10 +13,15 @@ before it is done (batch before submission, destination before the move), and th
 sweep for messages lost with a broker or worker.  `reconcile` runs at start: it records claims
 a kill cut short and finishes interrupted submissions; interrupted moves finish by themselves,
 since a row knows its destination.
+
+One file never stops the others: what goes wrong with one file (its name, its bytes, its place
+in the outbox) ends that file in failed/ or under another name, and only an outage, as
+`pipelines.intake.is_outage` tells them apart, stops a step until it is tried again.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -43,7 +48,7 @@ from pipelines.dag import STAGES
 from pipelines.datamodel import BatchOrigin, IntakeState
 from pipelines.intake import (
     PORTFOLIO_FILES, DropFolder, Sighting, Signature, claim_refusal, error_file, error_record, free_path, ignored,
-    is_stable, observe, outcome_folder, outcome_state,
+    is_outage, is_stable, observe, outcome_folder, outcome_state,
 )
 from pipelines.producer import submit_batch
 from pipelines.settings import Settings
@@ -63,13 +68,26 @@ TICK_S = 0.25
 """How often the loop looks at candidates and the ledger: well under any stability window, and
 a handful of cheap queries a tick."""
 OUTAGES = (SQLAlchemyError, BrokerError, OSError)
-"""What a step may fail on without a bug: the database or broker unreachable, the disk full."""
+"""What a step may fail on without a bug: the database or broker unreachable, the disk full.
+An OSError of one file's own (`is_outage` says which) is handled where that file is, and never
+reaches the loop."""
+EVENTS_RETRY_S = 1.0
+"""After file-system events stopped (watchfiles raises on a name that is not UTF-8), they are
+watched again after this long, doubled while each new watch fails before it is set up (the
+inotify watch limit), up to EVENTS_RETRY_MAX_S."""
+EVENTS_RETRY_MAX_S = 60.0
+EVENTS_TIMEOUT_MS = 1000
+"""A watch yields (nothing) after this long without events: its first yield says it is set up."""
 PORTFOLIO_EVERY_S = 300.0
 """The rolling report is rewritten at once when no file is in flight, and at most this often
 while files keep coming: it covers every contract so far, so each rewrite costs more.  Measured
 on 1,000 small contracts dropped at once: 6.1 s of CPU a rewrite (3.4 s of it the
 workbook); rewritten after each of its 20 batches it would have cost about a minute of CPU, a
 fifth of what the pipeline spent on the burst."""
+
+
+Claim = tuple[PurePosixPath, Path, "str | None"]
+"""A claimed file: the name the ledger keeps, where the claim put it, why its name is refused."""
 
 
 @dataclass(frozen=True)
@@ -93,9 +111,11 @@ class Watcher:
         self.embedded_workers = embedded_workers
         self.zone = ZoneInfo(settings.timezone)
         self.url = settings.effective_database_url
+        self.name_max = drop.name_max()
         self._sightings: dict[Path, Sighting | None] = {}
         self._events: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._stop_events = threading.Event()
+        self._rescan_asked = threading.Event()  # by the events thread, for what it may have missed
         self._unclaimable: dict[Path, Signature] = {}  # logged once per version of the file
         self._next_rescan = 0.0
         self._batches_to_report: set[str] | None = None  # None: all, at start (some may have ended meanwhile)
@@ -132,7 +152,8 @@ class Watcher:
 
     def tick(self, now: float) -> None:
         self._take_events()
-        if now >= self._next_rescan:
+        if now >= self._next_rescan or self._rescan_asked.is_set():
+            self._rescan_asked.clear()
             self._scan(self.drop.inbox)
             self._next_rescan = now + self.settings.watch_rescan_s
         self._claim_stable(now)
@@ -147,18 +168,37 @@ class Watcher:
     # --- finding candidates -------------------------------------------------------------------
 
     def _watch_events(self) -> None:
-        """Feeds paths that changed to the loop; the loop decides what they are."""
+        """Feeds paths that changed to the loop; the loop decides what they are.
+
+        Once each watch is set up (its first yield, at most EVENTS_TIMEOUT_MS after), the loop
+        is asked to rescan, for what came before it: at start, or while no watch ran.  A watch
+        that raises is started again after a pause, for as long as the watcher runs: watchfiles
+        raises on a name that is not UTF-8 (and again when its claim renames it away), and one
+        such name must not leave every later file to the periodic rescan."""
         import watchfiles
 
-        try:
-            for changes in watchfiles.watch(self.drop.inbox, watch_filter=None, stop_event=self._stop_events,
-                                            force_polling=True if self.poll else None, debounce=400,
-                                            raise_interrupt=False, ignore_permission_denied=True):
-                for _change, path in changes:
-                    self._events.put(path)
-        except Exception:  # noqa: BLE001 - the watch limit, an unmounted share: rescans carry on
-            logs.log("file-system events stopped; the periodic rescan still finds new files", stage=LOG_STAGE,
-                     batch_id=None, level=logging.WARNING, exc_info=True, rescan_s=self.settings.watch_rescan_s)
+        pause = EVENTS_RETRY_S
+        while not self._stop_events.is_set():
+            watching = False
+            try:
+                for changes in watchfiles.watch(self.drop.inbox, watch_filter=None, stop_event=self._stop_events,
+                                                force_polling=True if self.poll else None, debounce=400,
+                                                rust_timeout=EVENTS_TIMEOUT_MS, yield_on_timeout=True,
+                                                raise_interrupt=False, ignore_permission_denied=True):
+                    if not watching:
+                        watching = True
+                        self._rescan_asked.set()
+                    for _change, path in changes:
+                        self._events.put(path)
+            except Exception:  # noqa: BLE001 - a name it cannot decode, the watch limit, an unmounted share
+                if watching:
+                    pause = EVENTS_RETRY_S
+                logs.log("file-system events stopped; watching again after a pause", stage=LOG_STAGE, batch_id=None,
+                         level=logging.WARNING, exc_info=True, retry_s=pause)
+            if self._stop_events.wait(pause):
+                return
+            pause = min(pause * 2, EVENTS_RETRY_MAX_S)
+            logs.log("watching for file-system events again", stage=LOG_STAGE, batch_id=None)
 
     def _take_events(self) -> None:
         while True:
@@ -174,7 +214,8 @@ class Watcher:
             relative = path.relative_to(self.drop.inbox)
         except ValueError:
             return
-        if not relative.parts or ignored(PurePosixPath(relative.as_posix())) or not self._inside_inbox(relative):
+        if not relative.parts or ignored(PurePosixPath(relative.as_posix())) or not _real_folders(
+                self.drop.inbox, relative.parts[:-1], missing_ok=False):
             return
         try:
             st = os.lstat(path)
@@ -187,18 +228,6 @@ class Watcher:
             self._scan(path)
         else:
             self._sightings.setdefault(path, None)
-
-    def _inside_inbox(self, relative: Path) -> bool:
-        """No folder on the way is a symbolic link: the watcher never reaches out of the inbox."""
-        folder = self.drop.inbox
-        for part in relative.parts[:-1]:
-            folder = folder / part
-            try:
-                if not stat.S_ISDIR(os.lstat(folder).st_mode):
-                    return False
-            except OSError:
-                return False
-        return True
 
     def _scan(self, top: Path) -> None:
         """Every entry under `top` that may be a dropped file; symbolic links are not entered."""
@@ -223,7 +252,7 @@ class Watcher:
     def _claim_stable(self, now: float) -> None:
         """At most a batch's worth of claims a tick, recorded in one transaction: a burst
         flows into batches at once, and a stop request never waits behind a thousand claims."""
-        claims: list[tuple[PurePosixPath, Path]] = []
+        claims: list[Claim] = []
         for path, previous in list(self._sightings.items()):
             if len(claims) >= self.settings.watch_batch_max_files or self._stop.is_set():
                 break
@@ -240,38 +269,43 @@ class Watcher:
                     claims.append(claim)
         self._record(claims)
 
-    def _claim(self, path: Path, st: os.stat_result) -> tuple[PurePosixPath, Path] | bool:
-        """Rename the file into its own work folder: (its name, where it is now); True when
-        it went away meanwhile, False to try again later."""
-        name = PurePosixPath(path.relative_to(self.drop.inbox).as_posix())
-        if not _storable(str(name)):
-            self._log_once(path, st, "file name is not valid UTF-8; rename it to have it audited")
-            return False
-        target = self.drop.work_path(uuid.uuid4().hex, name)
-        target.parent.mkdir(parents=True)
+    def _claim(self, path: Path, st: os.stat_result) -> Claim | bool:
+        """Rename the file into its own work folder; True when it went away meanwhile, False
+        to try again later (a file that cannot be renamed cannot be moved to failed/ either:
+        it stays, logged once)."""
+        dropped = path.relative_to(self.drop.inbox).as_posix()
+        name, target = self.drop.claim_path(dropped, self.name_max)
         try:
+            target.parent.mkdir(parents=True)
             os.rename(path, target)
         except FileNotFoundError:  # moved away or deleted since it was seen
             _remove_empty_folders(target.parent, self.drop.work)
             return True
-        except OSError as error:
+        except OSError as error:  # its folder not ours to write, a path over PATH_MAX in the work folder
             _remove_empty_folders(target.parent, self.drop.work)
+            if is_outage(error):
+                raise
             self._log_once(path, st, f"cannot be claimed: {error.strerror}")
             return False
-        return name, target
+        return name, target, self.drop.refusal_in_work(target)
 
-    def _record(self, claims: list[tuple[PurePosixPath, Path]]) -> None:
+    def _record(self, claims: list[Claim]) -> None:
         """The claims' ledger rows (also for claims found in the work folder after a crash)."""
         facts = []
-        for name, target in claims:
-            st = os.lstat(target)
+        for name, target, name_refused in claims:
+            try:
+                st = os.lstat(target)
+            except FileNotFoundError:  # taken out of the work folder by hand: nothing to record
+                continue
             reason, sha256 = claim_refusal(st), None
             if reason is None:
                 try:
                     sha256 = sha256_of(target)
                 except OSError as error:
+                    if is_outage(error, reading=True):
+                        raise
                     reason = f"cannot be read: {error.strerror}"
-            facts.append((name, target, st.st_size, sha256, reason))
+            facts.append((name, target, st.st_size, sha256, reason or name_refused))
         if not facts:
             return
         with session_scope(self.url) as session:
@@ -356,14 +390,7 @@ class Watcher:
                    for e in endings}
         self._plan({e.row.id: targets[e.row.id] for e in endings if not e.row.outcome_path})
         for e in endings:
-            if e.state is not IntakeState.PROCESSED:
-                _write_json_atomically(error_file(targets[e.row.id]), error_record(
-                    name=e.row.name, state=e.state, stage=e.stage, reason=e.reason, at=finished, sha256=e.row.sha256,
-                    batch_id=e.row.batch_id, document_id=e.row.document_id,
-                    original=_original_entry(e.original) if e.original is not None else None))
-            while not _move_without_overwriting(Path(e.row.work_path), targets[e.row.id]):
-                targets[e.row.id] = self._choose(e, finished, chosen)  # someone put a file there meanwhile
-                self._plan({e.row.id: targets[e.row.id]})
+            targets[e.row.id] = self._move_out(e, targets[e.row.id], finished, chosen)
         with session_scope(self.url) as session:
             closed = [e for e in endings if ledger.finish(
                 session, e.row.id, e.state, reason=e.reason, original_id=e.original.id if e.original else None,
@@ -379,10 +406,56 @@ class Watcher:
             if self._batches_to_report is not None:
                 self._batches_to_report |= {e.row.batch_id for e in closed if e.row.batch_id}
 
-    def _choose(self, ending: Ending, finished: datetime, chosen: set[Path]) -> Path:
+    def _move_out(self, ending: Ending, target: Path, finished: datetime, chosen: set[Path]) -> Path:
+        """Put the file at `target`, its error record first; returns where it went.
+
+        Another free name when someone put a file at `target` meanwhile.  When `target` cannot
+        hold it for a reason of its own (a file or a link where its subfolder should be; a name
+        planned by an older watcher, too long for its error file), the file goes to the top of
+        its outbox folder under its own name, shortened to fit; an error there is the outbox's,
+        an outage."""
+        at_top = False
+        while True:
+            top = self.drop.outbox / target.relative_to(self.drop.outbox).parts[0]  # processed/, failed/...
+            try:
+                if not _real_folders(top, target.parent.relative_to(top).parts, missing_ok=True):
+                    raise NotADirectoryError(errno.ENOTDIR, "a folder on the way is a file or a symbolic link")
+                if self._put(ending, target, finished):
+                    return target
+            except OSError as error:
+                if at_top or is_outage(error):
+                    raise
+                at_top = True
+                logs.log("file cannot go where it belongs in the outbox; put at the top of its folder", stage=LOG_STAGE,
+                         batch_id=ending.row.batch_id, level=logging.WARNING, sha256=ending.row.sha256,
+                         file=ending.row.name, to=str(target), why=error.strerror)
+            target = self._choose(ending, finished, chosen, at_top=at_top)
+            self._plan({ending.row.id: target})
+
+    def _put(self, e: Ending, target: Path, finished: datetime) -> bool:
+        """The error record (not for a processed file), then the move; False, with no record
+        left behind, when another file is at `target`."""
+        record = None
+        if e.state is not IntakeState.PROCESSED:
+            record = error_file(target)
+            _write_json_atomically(record, error_record(
+                name=e.row.name, state=e.state, stage=e.stage, reason=e.reason, at=finished, sha256=e.row.sha256,
+                batch_id=e.row.batch_id, document_id=e.row.document_id,
+                original=_original_entry(e.original) if e.original is not None else None))
+        moved = False
+        try:
+            moved = _move_without_overwriting(Path(e.row.work_path), target)
+        finally:
+            if record is not None and not moved:
+                record.unlink(missing_ok=True)
+        return moved
+
+    def _choose(self, ending: Ending, finished: datetime, chosen: set[Path], at_top: bool = False) -> Path:
         """A free name in the file's outbox folder, also among those chosen in this round."""
         folder = outcome_folder(self.drop.outbox, ending.state, finished)
-        target = free_path(folder, PurePosixPath(ending.row.name), lambda p: p in chosen or os.path.lexists(p))
+        name = PurePosixPath(ending.row.name)
+        target = free_path(folder, PurePosixPath(name.name) if at_top else name,
+                           lambda p: p in chosen or os.path.lexists(p), self.name_max)
         chosen.add(target)
         return target
 
@@ -457,7 +530,8 @@ class Watcher:
         with session_scope(self.url, write=False) as session:
             known = ledger.work_paths(session, self.drop.work_prefix)
         for token in _folders(self.drop.work):
-            self._record([(self.drop.name_in_work(path), path) for path in _entries(token) if str(path) not in known])
+            self._record([(self.drop.name_in_work(path), path, self.drop.refusal_in_work(path))
+                          for path in _entries(token) if str(path) not in known])
             _remove_empty_folders(token, self.drop.work, below_only=False)
         with session_scope(self.url, write=False) as session:
             interrupted = {batch_id: (rows, ledger.batch_exists(session, batch_id))
@@ -502,12 +576,20 @@ def watching(settings: Settings, drop: DropFolder) -> Iterator[tuple[Celery, Emb
 
 # --- file helpers -------------------------------------------------------------------------------
 
-def _storable(text: str) -> bool:
-    """A name the database can hold: undecodable bytes come through as lone surrogates."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
+def _real_folders(top: Path, parts: tuple[str, ...], *, missing_ok: bool) -> bool:
+    """No folder on the way from `top` down `parts` is a symbolic link or a file (one not there
+    yet counts as a folder when `missing_ok`): the watcher never reaches out of the inbox, nor
+    writes where a link points that was dropped as "x" and lies in failed/ when "x/y" comes."""
+    folder = top
+    for part in parts:
+        folder = folder / part
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return False
+        except FileNotFoundError:
+            return missing_ok
+        except OSError:
+            return False
     return True
 
 
@@ -532,10 +614,15 @@ def _move_without_overwriting(source: Path, target: Path) -> bool:
 
 
 def _write_json_atomically(path: Path, record: dict) -> None:
+    """Written beside under a short name of its own, then renamed in, so no reader sees half a
+    record; `path`'s name plus a suffix could be too long for the file system."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    partial = path.with_name(f".{uuid.uuid4().hex}.partial")
+    try:
+        partial.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _original_entry(original: IntakeFile) -> dict:

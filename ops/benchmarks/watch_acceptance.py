@@ -3,9 +3,11 @@
 `clausemill watch` in its embedded default (own workers, filesystem broker, SQLite, the model
 on), 30 CUAD PDFs dropped while it runs (every fourth written slowly, in chunks with pauses
 shorter than CLAUSEMILL_WATCH_STABLE_S), 2 duplicates (one dropped with its original, one after
-it was audited) and 3 broken files made by pipelines/samples/broken.py; the watcher is killed
-with SIGKILL midway and started again.  Then every one of the 35 files must be in exactly one
-outbox folder with the right reason, and `clausemill intake --json` must list each once.
+it was audited), 3 broken files made by pipelines/samples/broken.py and 5 small contracts under
+hostile names (255 bytes of UTF-8, a leading dash, a newline, a right-to-left override, and one
+not UTF-8, which fails); the watcher is killed with SIGKILL midway and started again.  Then
+every one of the 40 files must be in exactly one outbox folder with the right reason, and
+`clausemill intake --json` must list each once.
 
     python ops/benchmarks/watch_acceptance.py [--n 30] [--keep DIR] [--timeout 1200]
 
@@ -34,6 +36,9 @@ sys.path.insert(0, str(REPO))
 
 SERVER_VARIABLES = ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUSEMILL_DATABASE_URL", "CLAUSEMILL_CONFIG")
 BROKEN = ("truncated.pdf", "encrypted.pdf", "not-a-pdf.pdf")
+HOSTILE = (("契" * 83 + "é.txt").encode(), b"-rf.txt", b"line\nbreak.txt", "invoice \u202etxt.exe".encode(),
+           b"caf\xff.txt")
+"""Names from pipelines/samples/hostile.py's HOSTILE_NAMES, each given a small contract."""
 
 
 def pick_contracts(n: int) -> list[Path]:
@@ -103,7 +108,10 @@ def main() -> int:
     if not CUAD_PDFS.is_dir():
         print(f"CUAD PDFs not found at {CUAD_PDFS}", file=sys.stderr)
         return 2
+    from pipelines.intake import storable_name
     from pipelines.samples.broken import write_broken_samples
+    from pipelines.samples.contracts import generate_contract
+    from pipelines.samples.hostile import write_named_entry
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="clausemill-watch-"))
     run = Run(root)
@@ -111,7 +119,7 @@ def main() -> int:
     broken = root / "broken"
     broken.mkdir()
     write_broken_samples(broken)
-    total = len(contracts) + 2 + len(BROKEN)
+    total = len(contracts) + 2 + len(BROKEN) + len(HOSTILE)
 
     first = run.watcher("1")
     run.say(f"watcher started (pid {first.pid}) on {run.inbox}; dropping {total} files while it runs")
@@ -129,6 +137,11 @@ def main() -> int:
             if i == 10:
                 for name in BROKEN:
                     run.drop(broken / name, name)
+            if i == 12:
+                for n, name in enumerate(HOSTILE):
+                    path = write_named_entry(run.inbox, name, "contract", generate_contract(900 + n, short=True).text,
+                                             run.root)
+                    run.dropped[storable_name(os.fsdecode(name))] = sha256(path)
             time.sleep(1.0)
 
     dropper = threading.Thread(target=drop_all)
@@ -168,7 +181,7 @@ def main() -> int:
 
 
 def check(run: Run, contracts: list[Path], total: int, exit_code: int) -> list[str]:
-    from pipelines.intake import ERROR_SUFFIX, OUTCOME_FOLDERS
+    from pipelines.intake import ERROR_SUFFIX, OUTCOME_FOLDERS, UNDECODABLE_NAME, name_refusal, storable_name
 
     failures: list[str] = []
     listed = subprocess.run([sys.executable, "-m", "pipelines.cli", "intake", "--json"], env=run.env, cwd=REPO,
@@ -177,7 +190,8 @@ def check(run: Run, contracts: list[Path], total: int, exit_code: int) -> list[s
     print(f"\n{'file':<75} {'ended in':<30} reason")
     for entry in entries:
         where = str(Path(entry["outcome"]).relative_to(run.outbox).parent) if entry["outcome"] else "-"
-        print(f"{entry['file'][:74]:<75} {where:<30} {entry['reason'] or ''}")
+        # repr: a newline or a right-to-left override in a name is shown, not obeyed
+        print(f"{entry['file']!r:<75.74} {where:<30} {entry['reason'] or ''}")
     counts = Counter(entry["file"] for entry in entries)
     if exit_code != 0:
         failures.append(f"the watcher exited {exit_code} on SIGTERM")
@@ -185,6 +199,8 @@ def check(run: Run, contracts: list[Path], total: int, exit_code: int) -> list[s
         failures.append(f"intake --json lists {len(entries)} rows for {len(counts)} names; expected {total} once each")
     expected = {pdf.name: "processed" for pdf in contracts} | {name: "failed" for name in BROKEN}
     expected |= {name: "duplicate" for name in run.dropped if name.startswith(("copy of ", "late copy of "))}
+    refused = {storable_name(name) for name in map(os.fsdecode, HOSTILE) if name_refusal(name)}
+    expected |= {storable_name(os.fsdecode(name)): "processed" for name in HOSTILE} | dict.fromkeys(refused, "failed")
     for entry in entries:
         if entry["state"] != expected.get(entry["file"]):
             failures.append(f"{entry['file']}: {entry['state']} ({entry['reason']}), expected {expected.get(entry['file'])}")
@@ -194,8 +210,10 @@ def check(run: Run, contracts: list[Path], total: int, exit_code: int) -> list[s
             continue
         if entry["state"] != "processed":
             record = json.loads(outcome.with_name(outcome.name + ERROR_SUFFIX).read_text())
-            if not (record["reason"] and record["stage"] and record["time"]):
-                failures.append(f"{entry['file']}: error file without stage, reason or time: {record}")
+            if not (record["reason"] and record["stage"] and record["time"]) or record["file"] != entry["file"]:
+                failures.append(f"{entry['file']}: error file without its name, stage, reason or time: {record}")
+            if entry["file"] in refused and entry["reason"] != UNDECODABLE_NAME:
+                failures.append(f"{entry['file']}: failed for {entry['reason']!r}, not for its name")
             if entry["state"] == "duplicate" and sha256(Path(record["original"]["outcome"])) != sha256(outcome):
                 failures.append(f"{entry['file']}: its error file names {record['original']['file']}, not the same bytes")
     in_outbox = [p for folder in OUTCOME_FOLDERS.values() for p in (run.outbox / folder).rglob("*")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import re
 import tempfile
 import zipfile
@@ -524,3 +525,48 @@ def write_no_tounicode_pdf(path: Path, font_file: Path = DEJAVU_SANS) -> None:
             if "/ToUnicode" in font:
                 del font.ToUnicode
         pdf.save(path)
+
+
+# File names ------------------------------------------------------------------------------------
+
+HOSTILE_NAMES: tuple[tuple[bytes, str], ...] = (
+    # 255 bytes, the most ext4, XFS and tmpfs hold: a name the watcher makes from it, with
+    # " (1)" or ".error.json" added, does not fit unless shortened
+    (b"L" * 251 + b".txt", "contract"),
+    (("契" * 83 + "é.txt").encode(), "contract"),  # 3-byte characters: a cut falls inside one
+    (("a" + "é" * 125 + ".txt").encode(), "contract"),  # 2-byte characters
+    (b"N" * 255, "contract"),  # no suffix
+    (b"a." + b"x" * 253, "contract"),  # a "suffix" of 253 bytes
+    (b"D" * 250 + b"1.txt", "contract"),  # the same once shortened as the next one
+    (b"D" * 250 + b"2.txt", "contract"),
+    (b"F" * 246 + b".pdf", "html"),  # 250 bytes that fail: NAME.error.json is 261 bytes
+    (b"L" * 236 + b".txt", "symlink"),  # the probe's: 240 bytes, its error file's temporary name 260
+    (b"S" * 255, "symlink"),
+    (b"-rf.txt", "contract"),  # read as an option by a tool that takes names as arguments
+    (b"--help", "contract"),
+    (b"line\nbreak.txt", "contract"),  # breaks line-based logs and listings
+    (b"\nstarts with a newline.txt", "contract"),
+    ("invoice \u202etxt.exe".encode(), "contract"),  # right-to-left override: shown as "invoice exe.txt"
+    (b"caf\xff.txt", "contract"),  # not UTF-8: no database column holds it as it is
+    (b"contrat r\xe9sili\xe9.txt", "contract"),  # Latin-1, as an old zip tool extracts it
+    (b"\xff" * 251 + b".txt", "contract"),  # not UTF-8 and 255 bytes: 1,004 once escaped
+    (b"pipe.txt", "fifo"),  # opening it to read would wait for a writer forever
+    (b"P" * 251 + b".txt", "fifo"),
+)
+"""Entry names (as the file system holds them: bytes, some not UTF-8) that have stopped drop
+folder watchers, and what to put under each: "contract" (a text contract), "html" (a login
+page saved under a contract's name, which fails), "symlink" or "fifo"."""
+
+
+def write_named_entry(folder: Path, name: bytes, kind: str, text: str, link_to: Path) -> Path:
+    """`folder/name` as `kind` of HOSTILE_NAMES: a file holding `text` (a contract, or a login
+    page for "html"), a symbolic link to `link_to`, or a FIFO.  Returns its path (a name that
+    is not UTF-8 comes back with lone surrogates, as os.listdir gives it)."""
+    path = Path(os.fsdecode(os.fsencode(folder) + b"/" + name))
+    if kind == "symlink":
+        path.symlink_to(link_to)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text("<html><body>Your session has expired.</body></html>" if kind == "html" else text)
+    return path
