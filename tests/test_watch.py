@@ -149,6 +149,19 @@ def test_only_errors_of_the_whole_outbox_or_process_are_outages() -> None:
     assert is_outage(error(errno.EMFILE), reading=True)
 
 
+def test_names_in_the_clis_tables_are_text_never_markup_or_terminal_codes() -> None:
+    """`clausemill intake` and the audit's summary show dropped names through one function."""
+    from rich.console import Console
+
+    from pipelines.cli.console import shown
+
+    console = Console(width=200, record=True, color_system=None)
+    for name in ("contract [final].pdf", "evil\x1b[31mred\n.txt", "invoice\u202efdp.txt"):
+        console.print(shown(name))
+    assert console.export_text().splitlines() == [
+        "contract [final].pdf", "evil\\x1b[31mred\\x0a.txt", "invoice[U+202E]fdp.txt"]
+
+
 def test_the_outbox_must_lie_beside_the_inbox(tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
     for outbox in (tmp_path / "in", tmp_path / "in" / "out"):

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from pipelines import logs
 from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options
-from pipelines.cli.console import console
+from pipelines.cli.console import console, shown
 from pipelines.intake import PORTFOLIO_FILES, DropFolder, outbox_of
 from pipelines.settings import get_settings
 
@@ -101,8 +101,8 @@ def intake(
     for column in ("File", "State", "Reason", "Batch", "Report", "SHA-256"):
         table.add_column(column, overflow="fold")
     for entry in entries:
-        table.add_row(entry["file"], entry["state"], entry["reason"] or "", entry["batch"] or "",
-                      entry["report"] or "", (entry["sha256"] or "")[:12])
+        table.add_row(shown(entry["file"]), entry["state"], shown(entry["reason"]), shown(entry["batch"]),
+                      shown(entry["report"]), (entry["sha256"] or "")[:12])
     Console().print(table)
 
 
