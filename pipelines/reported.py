@@ -7,13 +7,13 @@ and went on showing a clause a reviewer had rejected.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
 from pipelines.aggregate import Assessed, DocumentAssessment, aggregate_document, assess_batch
-from pipelines.datamodel import BatchResult
+from pipelines.datamodel import BatchResult, BatchStatus
 from pipelines.playbook import Playbook
 from pipelines.review.decisions import apply_decisions, standing
 from pipelines.review.recalibration import Calibration
@@ -44,6 +44,24 @@ def load_reported(session: Session, batch_id: str, analysers: Iterable[str]) -> 
                     for version in {stored[i].calibration for i in trails if i in stored} - {None}}
     playbook = playbook_for(options)
     return ReportedBatch(batch, apply_review(batch, stored, trails, calibrations, playbook), playbook, options)
+
+
+def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers: Iterable[str],
+                   playbook: Playbook) -> ReportedBatch:
+    """Documents of several batches ({batch id: document ids}) as one batch for a rolling
+    report (the watcher's outbox report.html), each as its own batch reports it."""
+    documents, assessments, created, finished = [], {}, [], []
+    for batch_id in sorted(members):
+        reported = load_reported(session, batch_id, analysers)
+        created.append(reported.batch.created_at)
+        if reported.batch.finished_at:
+            finished.append(reported.batch.finished_at)
+        documents += [d for d in reported.batch.documents if d.id in members[batch_id]]
+        assessments |= {i: a for i, a in reported.assessments.items() if i in members[batch_id]}
+    documents.sort(key=lambda d: d.id)
+    portfolio = BatchResult(id="portfolio", status=BatchStatus.DONE, created_at=min(created, default=""),
+                            finished_at=max(finished, default=None), documents=documents)
+    return ReportedBatch(portfolio, assessments, playbook, {})
 
 
 def apply_review(batch: BatchResult, stored: dict[int, DocumentAssessment], trails: dict[int, list[dict]],

@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
 from pipelines import datamodel as dm
-from pipelines.datamodel import BatchStatus, IntakeState
+from pipelines.datamodel import IntakeState
 from storage import repository, schema
 from storage.schema import IntakeFile, utcnow
 
@@ -193,31 +193,17 @@ def ledger(session: Session, inbox: str | None = None) -> list[IntakeFile]:
     return list(session.scalars(query))
 
 
-def load_portfolio(session: Session, prefix: str, analysers: Iterable[str]) -> tuple[dm.BatchResult, dict[int, dict]]:
-    """Every contract this outbox handled, as one batch for the rolling report: each audited
-    file's document, read as its batch reports it; of files with the same bytes (a failed
-    file dropped again) only the latest attempt.  Returns it with the stored assessments."""
+def portfolio_documents(session: Session, prefix: str) -> dict[str, set[int]]:
+    """Every contract this outbox handled, for the rolling report, as {batch id: document ids}:
+    each audited file's document; of files with the same bytes (a failed file dropped again)
+    only the latest attempt."""
     rows = session.scalars(select(IntakeFile).where(
-        _in_outbox(prefix), IntakeFile.document_id.is_not(None),
+        _in_outbox(prefix), IntakeFile.document_id.is_not(None), IntakeFile.batch_id.is_not(None),
         IntakeFile.state.in_((IntakeState.PROCESSED, IntakeState.FAILED, IntakeState.DUPLICATE))).order_by(IntakeFile.id)).all()
     latest: dict[object, IntakeFile] = {}
     for row in rows:
         latest[row.sha256 or ("row", row.id)] = row
-    wanted = {row.document_id for row in latest.values()}
-    analysers = list(analysers)
-    documents: list[dm.DocumentResult] = []
-    assessments: dict[int, dict] = {}
-    created: list[str] = []
-    finished: list[str] = []
-    for batch_id in sorted({row.batch_id for row in latest.values() if row.batch_id}):
-        batch = repository.load_batch_result(session, batch_id, analysers)
-        created.append(batch.created_at)
-        if batch.finished_at:
-            finished.append(batch.finished_at)
-        documents += [d for d in batch.documents if d.id in wanted]
-        assessments |= {i: a for i, a in repository.load_assessments(session, batch_id).items() if i in wanted}
-    documents.sort(key=lambda d: d.id)
-    portfolio = dm.BatchResult(id="portfolio", status=BatchStatus.DONE,
-                               created_at=min(created, default=utcnow().isoformat(timespec="seconds")),
-                               finished_at=max(finished, default=None), documents=documents)
-    return portfolio, assessments
+    members: dict[str, set[int]] = {}
+    for row in latest.values():
+        members.setdefault(row.batch_id, set()).add(row.document_id)
+    return members

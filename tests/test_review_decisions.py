@@ -94,3 +94,24 @@ def test_a_reviewers_yes_stands_over_the_quote_checks() -> None:
     assert not any(m.finding.category == "Most Favored Nation" for m in before.present())
     after = assess(apply_decisions([gaap], standing([row(1, "accept", gaap)])))
     assert [m.finding.confidence for m in after.present() if m.finding.category == "Most Favored Nation"] == [1.0]
+
+
+def test_the_watchers_rolling_report_reads_a_batch_with_its_decisions(audited_env: dict[str, str]) -> None:
+    """The outbox's report.html over several batches (pipelines.reported.load_portfolio, which
+    the watcher writes it from) shows a contract as its batch's own reports do: decided."""
+    from pipelines.reported import load_portfolio, load_reported
+
+    url = sqlite_url(audited_env)
+    with session_scope(url) as session:
+        item = claim_next(session, "ann", datetime(2026, 12, 1, 9), 900)
+        decided = (item.category, item.evidence["start"])
+        document_id = item.document_id
+        decide(session, item.id, "ann", "reject", item.version, datetime(2026, 12, 1, 9, 1), reason="not_a_clause")
+    with session_scope(url, write=False) as session:
+        batch = load_reported(session, AUDITED_BATCH, ("rules", "model"))
+        portfolio = load_portfolio(session, {AUDITED_BATCH: {document_id}}, ("rules", "model"), batch.playbook)
+    [(doc, assessment)] = portfolio.assessed()
+    assert doc.id == document_id and portfolio.batch.id == "portfolio"
+    assert decided not in {(m.finding.category, m.finding.start) for m in assessment.findings}
+    [own] = [a for d, a in batch.assessed() if d.id == document_id]
+    assert assessment.to_dict() == own.to_dict()

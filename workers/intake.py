@@ -499,17 +499,21 @@ class Watcher:
         logs.log("batch reports written", stage=LOG_STAGE, batch_id=batch_id, folder=str(folder))
 
     def _write_portfolio(self) -> None:
-        from pipelines.aggregate import DocumentAssessment, assess_batch, summarize_batch
+        """report.html and report.xlsx over every contract so far, reviewers' decisions applied."""
+        from pipelines.aggregate import summarize_batch
+        from pipelines.reported import load_portfolio
         from pipelines.reports.html_report import write_html
         from pipelines.reports.xlsx_report import write_xlsx
         from pipelines.steps import playbook_for
 
+        playbook = playbook_for(self.options)
         with session_scope(self.url, write=False) as session:
-            portfolio, stored = ledger.load_portfolio(session, self.drop.work_prefix, self.settings.analysers)
+            members = ledger.portfolio_documents(session, self.drop.work_prefix)
+            reported = load_portfolio(session, members, self.settings.analysers, playbook)
+        portfolio = reported.batch
         if not portfolio.documents:
             return
-        playbook = playbook_for(self.options)
-        assessed = assess_batch(portfolio, playbook, {i: DocumentAssessment.from_dict(a) for i, a in stored.items()})
+        assessed = reported.assessed()
         summary = summarize_batch(assessed)
         html, xlsx = (self.drop.outbox / f".{name}.partial" for name in PORTFOLIO_FILES)
         write_html(portfolio, assessed, summary, playbook.label, self.view, html)
