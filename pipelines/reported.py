@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
@@ -17,8 +18,10 @@ from pipelines.datamodel import BatchResult, BatchStatus
 from pipelines.playbook import Playbook
 from pipelines.review.decisions import apply_decisions, standing
 from pipelines.review.recalibration import Calibration
+from pipelines.settings import Settings
 from pipelines.steps import playbook_for
 from storage import repository
+from storage.database import session_scope
 
 
 @dataclass
@@ -44,6 +47,17 @@ def load_reported(session: Session, batch_id: str, analysers: Iterable[str]) -> 
                     for version in {stored[i].calibration for i in trails if i in stored} - {None}}
     playbook = playbook_for(options)
     return ReportedBatch(batch, apply_review(batch, stored, trails, calibrations, playbook), playbook, options)
+
+
+def write_batch_reports(settings: Settings, batch_id: str, out: Path, view: str) -> tuple[ReportedBatch, list[Path]]:
+    """Every report of the batch into `out` (pipelines.reports.write_reports), decided; returns
+    what was read and the paths written.  `audit`, `report` and the watcher's reports/BATCH/."""
+    from pipelines.reports import write_reports
+
+    with session_scope(settings.effective_database_url, write=False) as session:
+        reported = load_reported(session, batch_id, settings.analysers)
+    return reported, write_reports(reported.batch, out, view=view, playbook=reported.playbook,
+                                   assessments=reported.assessments)
 
 
 def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers: Iterable[str],

@@ -398,7 +398,6 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
     a double-reviewed item with its first decision, which waits for its second.
     """
     from pipelines.review.double_review import reviews_needed
-    from pipelines.review.queue import standing_reviewers
 
     _lock_document(session, document_id)
     kept = [i for i in session.scalars(select(schema.ReviewItem).where(schema.ReviewItem.document_id == document_id)
@@ -413,6 +412,20 @@ def replace_review_items(session: Session, document_id: int, items: list[dict]) 
                           severity=(i.get("evidence", {}).get("priority_parts") or {}).get("stakes"))
         for i in items if _review_key(i["category"], i.get("evidence", {})) not in done
     )
+
+
+def trail(session: Session, item_id: int) -> list[schema.ReviewDecision]:
+    """Every decision on the item, oldest first."""
+    return list(session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.item_id == item_id)
+                                .order_by(schema.ReviewDecision.id)))
+
+
+def standing_reviewers(session: Session, item_id: int) -> list[str]:
+    """Who made the decisions that stand on the item, first first."""
+    from pipelines.review.double_review import standing_rows
+
+    rows = ({"action": d.action, "reviewer": d.reviewer} for d in trail(session, item_id))
+    return [row["reviewer"] for row in standing_rows(rows)]
 
 
 def rerank_review_items(session: Session, today: date) -> int:

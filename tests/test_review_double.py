@@ -16,9 +16,9 @@ from pipelines.cli.batches import batch_options
 from pipelines.review.agreement import ALL, Pair, agreement, agreement_by_category, cohen_kappa, confusion, review_pairs
 from pipelines.review.decisions import standing
 from pipelines.review.double_review import in_double_review_sample, mark_double_review, reviews_needed
-from pipelines.review.queue import (NeedsAnotherReviewer, ReviewConflict, claim_next, decide, hold, trail,
-                                    undo_last)
+from pipelines.review.queue import NeedsAnotherReviewer, ReviewConflict, claim_next, decide, hold, undo_last
 from storage import repository, schema
+from storage.repository import trail
 from storage.database import session_scope
 
 NOW = datetime(2026, 12, 1, 9, 0)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.review.queue import NotYours, ReviewConflict, claim_next, decide, hold, trail, undo_last
+from pipelines.review.queue import NotYours, ReviewConflict, claim_next, decide, hold, undo_last
+from storage.repository import trail
 from storage import repository, schema
 from storage.database import session_scope
 

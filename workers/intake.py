@@ -488,13 +488,13 @@ class Watcher:
 
         The batch ledger is closed first: a worker killed between a document's end and the
         batch's finalize would leave it open, and finalizing is safe to repeat."""
-        from pipelines.cli.outputs import write_outputs
+        from pipelines.reported import write_batch_reports
 
         with session_scope(self.url) as session:
             repository.finalize_batch_if_complete(session, batch_id)
         partial = folder.with_name(f".{batch_id}.partial")
         shutil.rmtree(partial, ignore_errors=True)
-        write_outputs(self.settings, batch_id, partial, self.view)
+        write_batch_reports(self.settings, batch_id, partial, self.view)
         os.rename(partial, folder)
         logs.log("batch reports written", stage=LOG_STAGE, batch_id=batch_id, folder=str(folder))
 

@@ -26,13 +26,9 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
 
 
 def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> list[Path]:
-    from pipelines.reported import load_reported
-    from pipelines.reports import write_reports
-    from storage.database import session_scope
+    """The batch's reports into `out`, then its summary table on the terminal."""
+    from pipelines.reported import write_batch_reports
 
-    with session_scope(settings.effective_database_url, write=False) as session:
-        reported = load_reported(session, batch_id, settings.analysers)
-    written = write_reports(reported.batch, out, view=view, playbook=reported.playbook,
-                            assessments=reported.assessments)
+    reported, written = write_batch_reports(settings, batch_id, out, view)
     print_summary(reported.batch)
     return written

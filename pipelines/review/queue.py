@@ -23,8 +23,9 @@ from typing import Literal
 from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
-from pipelines.review.double_review import reviews_needed, standing_rows
+from pipelines.review.double_review import reviews_needed
 from storage import schema
+from storage.repository import standing_reviewers
 
 Action = Literal["accept", "correct", "reject"]
 ACTIONS: tuple[str, ...] = ("accept", "correct", "reject")
@@ -182,18 +183,6 @@ def undo_last(session: Session, reviewer: str, now: datetime, lease_s: int) -> D
     if not held_by_another:
         item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
     return Decision(item.id, reviewer, "undo", item.version, item.status)
-
-
-def trail(session: Session, item_id: int) -> list[schema.ReviewDecision]:
-    """Every decision on the item, oldest first."""
-    return list(session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.item_id == item_id)
-                                .order_by(schema.ReviewDecision.id)))
-
-
-def standing_reviewers(session: Session, item_id: int) -> list[str]:
-    """Who made the decisions that stand on the item, first first."""
-    rows = ({"action": d.action, "reviewer": d.reviewer} for d in trail(session, item_id))
-    return [row["reviewer"] for row in standing_rows(rows)]
 
 
 def _locked(session: Session, item_id: int) -> schema.ReviewItem:
