@@ -56,13 +56,14 @@ EFFECTIVE_AFTER_RE = re.compile(
     r"(?!\s*:?\s*(?:\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d))",  # not a label of the next date
     re.IGNORECASE,
 )
+# A schedule's "Contract start: 04-01-06", an effective date by another name (terms/dates.py reads it too).
+CONTRACT_START = r"\b(?:contract|agreement)\s+start(?:\s+date)?\s*:"
 # '"Effective Date" means ...', '"Effective Date" shall have the meaning set forth in the preamble',
 # "The commencement date for this contract will be 16th June 2004".
 _EFFECTIVE_DEFINITION_RE = re.compile(
     r"[\"“”']?\b(?:Effective|Commencement)\s+Dates?[\"“”']?\s*(?:(?:of|for)\s+(?:this|the)\s+(?:\w+\s+){0,2}?)?"
     r"(?:shall\s+mean|means|(?:shall|will)\s+be|is|:|(?:shall\s+have|has)\s+the\s+meaning|"
-    r"(?=\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))|"
-    r"\b(?:contract|agreement)\s+start(?:\s+date)?\s*:",  # a schedule's "Contract start: 04-01-06"
+    rf"(?=\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))|{CONTRACT_START}",
     re.IGNORECASE,
 )
 # Signs that the contract has an effective date of its own, wherever it is said: a defined
@@ -101,10 +102,13 @@ _CONJUNCT_END_RE = re.compile(
     re.IGNORECASE,
 )
 # "effective as of the date of the last signature below", "entered into as of the later of the
-# two signature dates below (the "Effective Date")": an effective date given by reference.
+# two signature dates below (the "Effective Date")": an effective date given by reference.  How
+# "effective" ties to the reference and the word it ends on are read by the key-term value too
+# (terms/dates.py), which keeps to references it can resolve ("the last date", "such time").
+TAKES_EFFECT_ON = r"(?:as\s+of|on|upon|from)\s+"
+REFERENCE_NOUN = r"(?:date|day|closing|time)"
 _EFFECTIVE_REFERENCE_RE = re.compile(
-    r"\b(?P<effective>effective\s+)?(?:as\s+of|on|upon|from)\s+(?:the|such)\s+(?:[\w-]+\s+){0,5}?"
-    r"(?:date|day|closing|time)s?\b",
+    rf"\b(?P<effective>effective\s+)?{TAKES_EFFECT_ON}(?:the|such)\s+(?:[\w-]+\s+){{0,5}}?{REFERENCE_NOUN}s?\b",
     re.IGNORECASE,
 )
 _REFERENCE_STOP_RE = re.compile(r"[;.](?:\s|$)|\n\s*\n|\(|,|\bby\s+and\s+between\b|\bbetween\b|\bby\s+and\s+among\b",
@@ -136,8 +140,10 @@ _TERM_CLAUSE_RE = re.compile(
 _TERM_END_WORDS_RE = re.compile(
     r"\b(?:until|expir\w*|terminat\w*|anniversary|years?|months?|period)\b", re.IGNORECASE
 )
-_END_CUE_RE = re.compile(r"\b(?:expire|expiring|terminate|terminating|end|ending|until|through|to)\s+(?:on\s+)?$",
-                         re.IGNORECASE)
+# The words before a term's end date: "expire on", "until", "through" (terms/term.py's end cue reads
+# these and more).
+END_WORDS = r"expire|expiring|terminate|terminating|end|ending|until|through|to"
+_END_CUE_RE = re.compile(rf"\b(?:{END_WORDS})\s+(?:on\s+)?$", re.IGNORECASE)
 _FROM_START_RE = re.compile(
     r"^\s*(?:thereafter|(?:from|after|following|commencing\s+(?:on|with)|beginning\s+(?:on|with))\s+"
     r"(?:the\s+)?(?:Effective\s+Date|date\s+(?:hereof|of\s+this\s+agreement|first\s+(?:above\s+)?written)|"
@@ -148,8 +154,12 @@ _TERM_LENGTH_CUE_RE = re.compile(
     r"\b(?:for|of)\s+(?:a\s+|an\s+)?(?:(?:initial|fixed|original)\s+)?(?:(?:period|term)\s+of\s+)?$",
     re.IGNORECASE,
 )
+# A term without end: "perpetual", "in perpetuity", "indefinitely" (the key-term value, terms/term.py,
+# reads these words too).  The expiry here is "perpetual" for "until terminated" as well, where the
+# value tells an open-ended term ("until terminated") apart.
+WITHOUT_END = r"perpetual|perpetuity|indefinite(?:ly)?"
 _PERPETUAL_RE = re.compile(
-    r"\b(?:perpetual|perpetuity|indefinite(?:ly)?|until\s+terminated|unless\s+and\s+until\s+terminated)\b",
+    rf"\b(?:{WITHOUT_END}|until\s+terminated|unless\s+and\s+until\s+terminated)\b",
     re.IGNORECASE,
 )
 

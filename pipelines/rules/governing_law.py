@@ -10,7 +10,7 @@ import re
 
 from pipelines.datamodel import Segment
 from pipelines.rules.evidence import Evidence
-from pipelines.rules.jurisdictions import GOVERNS_THIS_AGREEMENT, chosen_jurisdiction
+from pipelines.rules.jurisdictions import LAWS_OF_X_GOVERN, chosen_jurisdiction
 from pipelines.rules.spans import sentence_around
 
 CATEGORY = "Governing Law"
@@ -18,7 +18,7 @@ _CLAUSE_RE = re.compile(
     r"\bgoverned\s+(?:by|in\s+accordance\s+with|under)|\bgoverning\s+law\b|"
     r"\bgovern(?:ed|s)\b[^.;]{0,150}?\blaws?\s+of\b|\bapplication\s+of\s+the\s+laws?\s+of\b|"
     r"\bconstrued\s+(?:and\s+\w+\s+)?(?:in\s+accordance\s+with|under)|\binterpreted\s+(?:in\s+accordance\s+with|under)|"
-    rf"\blaws?\s+of\s+[^.;]{{2,80}}?\s+(?:(?:shall|will)\s+(?:govern|apply)|{GOVERNS_THIS_AGREEMENT})|"
+    rf"{LAWS_OF_X_GOVERN}|"
     r"\bsubject\s+to\s+the\s+laws?\s+of",
     re.IGNORECASE,
 )

@@ -67,9 +67,17 @@ _JURISDICTION_RE = re.compile(rf"(?<![\w.])(?:{_NAMES})(?![\w])", re.IGNORECASE)
 # "... apply to this Agreement" (the governing-law rule and the key-term reader both ask).
 GOVERNS_THIS_AGREEMENT = (r"govern\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)|"
                           r"appl(?:y|ies)\s+to\s+(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract)")
+# ... and in the future tense: "... shall govern", "... will apply".
+SHALL_GOVERN = r"(?:shall|will)\s+(?:govern|apply)"
+# "the laws of X shall govern", "... will be applicable", "the laws of X govern this Agreement": a clause
+# that names the place before it says the law governs (a governing-law clause here, a cue in terms/law.py).
+LAWS_OF_X_GOVERN = (rf"\blaws?\s+of\s+[^.;]{{2,80}}?\s+(?:{SHALL_GOVERN}|(?:shall|will)\s+be\s+applicable|"
+                    rf"{GOVERNS_THIS_AGREEMENT})")
+# "the laws of", "the laws in force in": a law named by its place (the key-term value asks too, in terms/law.py).
+LAWS_OF = r"\blaws?\s+(?:in\s+force\s+)?(?:of|in)\b"
 # What a governing-law clause puts before the jurisdiction it chooses.
 _LAWS_OF_RE = re.compile(
-    r"\blaws?\s+(?:(?:in\s+force\s+)?(?:of|in)\s+)(?:and\s+in\s+)?(?:the\s+)?"
+    rf"{LAWS_OF}\s+(?:and\s+in\s+)?(?:the\s+)?"
     r"(?:(?:state|commonwealth|province|republic|kingdom|country|government|hong kong sar|"
     r"special administrative region)\s+of\s+(?:the\s+)?)?",
     re.IGNORECASE,

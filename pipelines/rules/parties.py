@@ -19,39 +19,52 @@ CATEGORY = "Parties"
 HEAD_CHARS = 6000  # the preamble starts on the first page, after legends and a contents list
 PREAMBLE_CHARS = 2500
 
-_INTRO_RE = re.compile(
-    r"\b(?:by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
-    r"made\s+by(?!\s+and\b)|executed\s+by|undersigned)\b\s*:?",
-    re.IGNORECASE,
-)
+# How a preamble opens its party list: "by and between", "entered into by".  The key-term values'
+# parties (terms/party_mentions.py) take these and more; this reader also starts at any "undersigned".
+PARTY_LIST_INTRO = (r"by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
+                    r"made\s+by(?!\s+and\b)|executed\s+by")
+_INTRO_RE = re.compile(rf"\b(?:{PARTY_LIST_INTRO}|undersigned)\b\s*:?", re.IGNORECASE)
+# What ends a preamble and opens the recitals (terms/party_mentions.py's preamble ends there too).
+RECITALS_START = (r"WHEREAS|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|RECITALS?|BACKGROUND|NOW,?\s+THEREFORE|"
+                  r"Recitals|Whereas|Background|In\s+consideration")
 _PREAMBLE_END_RE = re.compile(
-    r"\b(?:WHEREAS|W\s*I\s*T\s*N\s*E\s*S\s*S\s*E\s*T\s*H|RECITALS?|BACKGROUND|NOW,?\s+THEREFORE|"
-    r"Recitals|Whereas|Background|In\s+consideration)\b"
+    rf"\b(?:{RECITALS_START})\b"
     # A sentence end: a full stop that does not close an abbreviation or an initial.
     r"|(?<![A-Z])(?<!Inc)(?<!Ltd)(?<!Co)(?<!Corp)(?<!No)(?<!Mr)(?<!Ms)(?<!Mrs)(?<!Dr)(?<!St)"
     r"(?<!Jr)(?<!Sr)(?<!Etc)(?<!ETC)(?<!Ave)(?<!Blvd)(?<!Rd)(?<!Ste)(?<!INC)(?<!LTD)(?<!CO)"
     r"(?<!CORP)(?<!Bros)(?<!BROS)\.\s+(?=[A-Z])(?!(?i:here(?:in)?after|hereafter)\b)"
 )
+# How a drafter gives a party its short name: "hereinafter referred to as", "hereafter called the"
+# (terms/party_mentions.py reads the same words).
+HEREINAFTER = r"(?:hereinafter|hereafter)"
+CALLED_AS = r"(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
 # A parenthetical or "hereinafter" clause that defines a short name: ("Acme"), (the "Buyer"),
 # (hereinafter referred to as "Seller"), hereinafter "Client".
 _DEFINITION_RE = re.compile(
     r"\((?P<inner>[^()]{0,160}?[\"“”][^\"“”\n]{1,60}[\"“”][^()]{0,120}?)\)"
-    r"|(?:hereinafter|hereafter)\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
+    rf"|{HEREINAFTER}\s+{CALLED_AS}"
     r"[\"“”]\s*(?P<short>[^\"“”\n]{1,60}?)\s*[\"“”]",
     re.IGNORECASE,
 )
-_QUOTED_RE = re.compile(r"[\"“”]\s*([^\"“”\n]{1,60}?)\s*[\"“”]")
-# Short names that are not a party: the agreement itself, dates, the parties collectively.
-_NOT_A_PARTY_RE = re.compile(
-    r"\b(?:agreement|amendment|addendum|date|part(?:y|ies)|term|territory|products?|services?|"
-    r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?)\b",
-    re.IGNORECASE,
-)
+# A quotation mark, among them the "ʺ" some text layers hold, and what a quoted name is made of.
+QUOTE = r"[\"“”ʺ]"
+UNQUOTED = r"[^\"“”ʺ\n]"
+_QUOTED_RE = re.compile(rf"{QUOTE}\s*({UNQUOTED}{{1,60}}?)\s*{QUOTE}")
+# Short names that are not a party: the agreement itself, dates, the parties collectively.  The
+# key-term values (terms/party_mentions.py) refuse these words too.
+NOT_A_PARTY_WORDS = (r"agreement|amendment|addendum|date|term|territory|products?|services?|"
+                     r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?")
+_NOT_A_PARTY_RE = re.compile(rf"\b(?:{NOT_A_PARTY_WORDS}|part(?:y|ies))\b", re.IGNORECASE)
+# A blank line or a wide gap: where a list laid out on the page breaks (the key-term values'
+# party list, terms/party_mentions.py, breaks there too).
+LIST_BREAK = r"\n\s*\n|[ \t]{3,}"
 # Separators before a party's name; a bare "and" is weak, as names contain it too.
 _STRONG_SEPARATOR_RE = re.compile(
-    r"(?:[,;)]\s*and\b|;|:\s|\bbetween\b|\bamong\b|\n\s*\n|[ \t]{3,})\s*:?", re.IGNORECASE
+    rf"(?:[,;)]\s*and\b|;|:\s|\bbetween\b|\bamong\b|{LIST_BREAK})\s*:?", re.IGNORECASE
 )
-_WEAK_SEPARATOR_RE = re.compile(r"\band\b\s*", re.IGNORECASE)
+# The weak one, a bare "and" (terms/party_mentions.py splits at it too); "&" is none: "Bruyette & Woods,
+# Inc." is one name.
+WEAK_SEPARATOR_RE = re.compile(r"\band\b", re.IGNORECASE)
 _LEAD_RE = re.compile(
     r"[\s,;:.]*(?:(?:and|&)\b[\s,:]*)?(?:\(?(?:\d{1,2}|[a-zA-Z]|[ivx]{1,4})[.)]\s*)?"
     r"(?:(?:Party\s+[A-Z]|Between|And|Among)\s*:\s*)?(?:the\s+(?=[A-Z]))?",
@@ -96,7 +109,7 @@ _SIGNATURE_RE = re.compile(
     re.MULTILINE,
 )
 # "each a "Party" and together the "Parties"": the clause naming the parties collectively.
-_COLLECTIVE_RE = re.compile(r"[\"“”ʺ]\s*Part(?:y|ies)\s*[,.]?\s*[\"“”ʺ]")
+_COLLECTIVE_RE = re.compile(rf"{QUOTE}\s*Part(?:y|ies)\s*[,.]?\s*{QUOTE}")
 _SENTENCE_START_RE = re.compile(r"(?:[.;:]\s+|\)\s*[.,]?\s+|\n\s*)(?=\S)")
 _SENTENCE_END_RE = re.compile(r"\.[\"”ʺ]?(?=\s|$)|\n\s*\n")
 
@@ -157,7 +170,7 @@ def _name_before(text: str, start: int, end: int) -> tuple[int, int] | None:
     separator ("between", ", and", ";", a blank line) and runs up to the definition.  A bare
     "and" is only tried when no stronger separator gives a name.
     """
-    for separators in (_STRONG_SEPARATOR_RE, _WEAK_SEPARATOR_RE):
+    for separators in (_STRONG_SEPARATOR_RE, WEAK_SEPARATOR_RE):
         starts = [start] + [m.end() for m in separators.finditer(text, start, end)]
         for candidate in reversed(starts):
             name = _name_at(text, candidate, end)

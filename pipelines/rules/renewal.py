@@ -14,11 +14,17 @@ from pipelines.rules.dates import find_durations
 from pipelines.rules.evidence import Evidence
 from pipelines.rules.spans import sentence_around
 
+# How a contract says it renews, in the words both readers take: this module's renewal evidence
+# and the key-term values' renewal (terms/term.py), which reads more ways of saying it.
+AUTOMATIC_RENEWAL = r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically"
+SUCCESSIVE_PERIODS = r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)"
+RENEWAL_PERIOD = r"\brenewal\s+(?:term|period)s?\b"
+EVERGREEN = r"\b(?-i:evergreen)\b"  # not "Evergreen Packaging"
+AUTO_RENEW = r"\bauto-renew"
 _RENEWAL_RE = re.compile(
-    r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
-    r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|\brenewal\s+(?:term|period)s?\b|"
+    rf"{AUTOMATIC_RENEWAL}|{SUCCESSIVE_PERIODS}|{RENEWAL_PERIOD}|"
     r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,3}?for\s+(?:an?\s+)?(?:additional|further|successive|"
-    r"subsequent|like)\b|(?-i:\bevergreen\b)|\bshall\s+be\s+renewed\b|\bauto-renew",  # not "Evergreen Packaging"
+    rf"subsequent|like)\b|{EVERGREEN}|\bshall\s+be\s+renewed\b|{AUTO_RENEW}",
     re.IGNORECASE,
 )
 NOT_RENEWAL_RE = re.compile(
@@ -28,17 +34,21 @@ NOT_RENEWAL_RE = re.compile(
     # insurance policies renewed; a calendar period defined as successive months
     r"\bpolic(?:y|ies)\b|[\"“](?:Calendar|Contract|Fiscal|Lease|Royalty)\s+(?:Quarter|Year|Month|Period)[\"”]",
     re.IGNORECASE)
-_NOTICE_RE = re.compile(r"\bnotice\b", re.IGNORECASE)
+NOTICE_WORD = r"\bnotice\b"
+_NOTICE_RE = re.compile(NOTICE_WORD, re.IGNORECASE)
 BEFORE_END_RE = re.compile(
     r"^\W*(?:\w+\W+){0,4}?(?:prior\s+to|prior\s+(?=the\s)|before|in\s+advance\s+of|preceding|of\s+the\s+expiration|"
     r"from\s+the\s+end)",
     re.IGNORECASE,
 )
-_RENEWAL_CONTEXT_RE = re.compile(
-    r"\b(?:renew\w*|non-?renew\w*|expiration|expiry|end\s+of\s+(?:the\s+)?(?:then[\s-]+)?(?:current|initial|"
-    r"renewal)?\s*(?:term|period))\b",
-    re.IGNORECASE,
-)
+# What makes a sentence one about renewal: renewing, or the end of the term.  The key-term value's
+# renewal context (terms/term.py) reads these words and more, but takes an expiration only where it is
+# the term's ("the expiration of this Agreement"); this rule's notice evidence, calibrated as it reads
+# now, takes any.
+RENEWAL_WORD = r"renew\w*|non-?renew\w*"
+END_OF_TERM = (r"end\s+of\s+(?:the\s+|any\s+|each\s+)?(?:then[\s-]+)?(?:current|initial|renewal|original)?\s*"
+               r"(?:term|period|contract\s+year)")
+_RENEWAL_CONTEXT_RE = re.compile(rf"\b(?:{RENEWAL_WORD}|expiration|expiry|{END_OF_TERM})\b", re.IGNORECASE)
 
 
 def find_renewal_terms(text: str, segments: list[Segment]) -> list[Evidence]:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 
 from pipelines.datamodel import Segment
 from pipelines.rules.contract_dates import (
-    EFFECTIVE_HEAD_CHARS, LATE_PREAMBLE_CHARS, agreement_date_mention, called_effective, on_filing_legend,
+    CONTRACT_START, EFFECTIVE_HEAD_CHARS, LATE_PREAMBLE_CHARS, REFERENCE_NOUN, TAKES_EFFECT_ON, agreement_date_mention,
+    called_effective, on_filing_legend,
 )
 from pipelines.rules.date_cues import blank_dates, is_full, latest_signature, signature_dates
 from pipelines.rules.dates import DateMention, find_written_dates
@@ -31,7 +32,9 @@ AGREEMENT, EFFECTIVE = "Agreement Date", "Effective Date"
 # this Agreement shall be ...", and the unquoted entries of a definitions list: "(f) Effective
 # Date means May 3, 2006", "EFFECTIVE DATE means 18 May 2000", "Commencement Date means the date
 # of this Agreement", "The commencement date for this contract will be 16th June 2004", and a
-# schedule's "Contract start: 04-01-06".
+# schedule's "Contract start: 04-01-06" (rules/contract_dates.py's CONTRACT_START).  Unlike the rule's
+# definition evidence, which marks any definition clause CUAD might annotate, this stops where the
+# meaning starts, and takes the term in the case a definition writes it.
 _EFFECTIVE_TERM = r"(?:Effective|EFFECTIVE|Commencement|COMMENCEMENT)\s+(?:Date|DATE)"
 _EFFECTIVE_DEFINITION_RE = re.compile(
     rf"[\"“”']\s*{_EFFECTIVE_TERM}\s*[\"“”']\s*(?i:of\s+this\s+(?:[\w-]+\s+){{0,2}}?(?=shall\s+mean|means))?"
@@ -39,19 +42,22 @@ _EFFECTIVE_DEFINITION_RE = re.compile(
     rf"(?:^|[.:;]\s+|\(\w{{1,4}}\)\s*|\b\d+(?:\.\d+)*\.?\s+){_EFFECTIVE_TERM}\s+(?i:shall\s+mean|means)\s+|"
     rf"(?:^|[.:]\s+)(?i:the)\s+(?:{_EFFECTIVE_TERM}|(?i:effective|commencement)\s+date(?=\s+(?:of|for)\s+this))\s+"
     r"(?i:(?:(?:of|for)\s+this\s+\w+(?:\s+\w+)?\s+)?(?:shall\s+(?:mean|be)|will\s+be|means|is))\s*:?\s+|"
-    r"(?i:\b(?:contract|agreement)\s+start(?:\s+date)?\s*:\s*)",
+    rf"(?i:{CONTRACT_START}\s*)",
     re.MULTILINE,
 )
 # The preamble's "effective as of the date of the last signature", "the last date of signature below",
-# "effective upon the Closing".
+# "effective upon the Closing".  The rule's reference evidence (rules/contract_dates.py) marks any
+# reference CUAD might annotate ("as of the Closing Date"); a value is read only from one whose head
+# says which date it is, so that it can be resolved.
 _EFFECTIVE_REFERENCE_RE = re.compile(
-    r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>(?:the|such)\s+(?:(?:last|latest|later|final)\s+)?(?:date|day|closing|time)\b[^;.()\"“”]{0,140})",
+    rf"\beffective\s+{TAKES_EFFECT_ON}(?P<reference>(?:the|such)\s+(?:(?:last|latest|later|final)\s+)?"
+    rf"{REFERENCE_NOUN}\b[^;.()\"“”]{{0,140}})",
     re.IGNORECASE,
 )
 # "effective as of the later of the two signature dates below", "effective on the later of the
 # dates of signature": the last signature, whatever the reference's other words.
 _EFFECTIVE_LATER_SIGNATURE_RE = re.compile(
-    r"\beffective\s+(?:as\s+of|on|upon|from)\s+(?P<reference>the\s+(?:later|last|latest)\s+of\s+the\s+(?:\w+\s+){0,2}?"
+    rf"\beffective\s+{TAKES_EFFECT_ON}(?P<reference>the\s+(?:later|last|latest)\s+of\s+the\s+(?:\w+\s+){{0,2}}?"
     r"(?:signature\s+dates|dates\s+of\s+(?:signature|execution)|dates\s+(?:\w+\s+){0,3}?(?:signatures|signed|executed))\b)",
     re.IGNORECASE,
 )
@@ -68,6 +74,8 @@ _MEANS_SIGNING_RE = re.compile(r"\b(?:sign\w*|signature|execut\w*|below)\b", re.
 _REFERENCE_START_RE = re.compile(r"^(?:the|such|that)\s+(?:[\w-]+\s+){0,3}?(?:dates?|days?|time|closing)\b", re.IGNORECASE)
 _REFERENCE_END_RE = re.compile(r"\s*(?:,|\band\b|\bby\s+and\b|\bbetween\b|\(|$)", re.IGNORECASE)
 # "This Agreement shall become effective on ...", "The Term shall commence on ...", "commencing on".
+# The effective-date rule's clause (rules/contract_dates.py's _EFFECTIVE_CLAUSE_RE) marks the sentence
+# CUAD annotates, subject and all, and is calibrated as it reads; this reads up to the date, in more words.
 _TAKES_EFFECT_RE = re.compile(
     r"\b(?:agreement|contract|amendment|term|venture)\b[^.;]{0,60}?\b(?:(?:shall|will)\s+(?:\w+\s+)?(?:become|be)\s+effective|"
     r"(?:shall|will)\s+(?:take|come\s+into)\s+(?:effect|force)|is\s+effective|(?:shall|will)\s+(?:commence|begin|start)|"

@@ -14,7 +14,7 @@ import re
 
 from pipelines.datamodel import Segment
 from pipelines.rules.jurisdictions import (
-    GOVERNS_THIS_AGREEMENT, SPELLINGS, US_STATES, chosen_jurisdiction, normalise_jurisdiction,
+    LAWS_OF, LAWS_OF_X_GOVERN, SHALL_GOVERN, SPELLINGS, US_STATES, chosen_jurisdiction, normalise_jurisdiction,
 )
 from pipelines.rules.keyterms import SegmentIndex
 from pipelines.terms.value import Quote, TermValue
@@ -35,8 +35,7 @@ _CUES: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"\b(?:construed|interpreted|enforced|controlled|applied)\b[^.;]{0,80}?"
                 r"\b(?:in\s+accordance\s+with|under|by|pursuant\s+to)\b[^.;]{0,40}?\blaws?\b", re.IGNORECASE), 0.9),
     # "the laws of X shall govern", and in the present tense "the laws of X govern this Agreement"
-    (re.compile(r"\blaws?\s+of\s+[^.;]{2,80}?\s+(?:(?:shall|will)\s+(?:govern|apply|be\s+applicable)|"
-                rf"{GOVERNS_THIS_AGREEMENT})", re.IGNORECASE), 0.9),
+    (re.compile(LAWS_OF_X_GOVERN, re.IGNORECASE), 0.9),
     (re.compile(r"\bsubject\s+to\s+(?:and\s+governed\s+by\s+)?the\s+(?:\w+\s+)?laws?\s+of\b", re.IGNORECASE), 0.75),
     # a place's law as the subject: "New York law shall govern this Agreement"
     (re.compile(r"\b(?:[A-Z][a-z]+\s+){1,3}laws?\s+(?:shall\s+|will\s+)?(?:govern|governs|appl(?:y|ies))\b"), 0.9),
@@ -72,8 +71,8 @@ _SUBJECT_MATTER_RE = re.compile(
     r"employment|environmental|privacy|anti-corruption|immigration|customs|federal|banking)\s+$",
     re.IGNORECASE)
 _STATE_RE = re.compile(r"\b(?:State|Commonwealth)\s+of\s+(?:[A-Z][a-z]+\s?){1,3}", re.IGNORECASE)
-_GOVERNS_AFTER_RE = re.compile(r"[^.;]{2,80}?\s+(?:shall|will)\s+(?:govern|apply)", re.IGNORECASE)
-_LAWS_OF_RE = re.compile(r"\blaws?\s+(?:in\s+force\s+)?(?:of|in)\b", re.IGNORECASE)
+_GOVERNS_AFTER_RE = re.compile(rf"[^.;]{{2,80}}?\s+{SHALL_GOVERN}", re.IGNORECASE)
+_LAWS_OF_RE = re.compile(LAWS_OF, re.IGNORECASE)
 # The forum: "the courts of the State of New York", "exclusive jurisdiction of the courts
 # located in Santa Clara County", "arbitration ... in London", "venue shall be in ...".
 _FORUM_RE = re.compile(

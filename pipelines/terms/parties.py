@@ -17,6 +17,7 @@ from pipelines.terms.party_mentions import (
     signature_mentions,
 )
 from pipelines.terms.party_names import (
+    TRADE_NAME_MARK,
     clean_name,
     has_corporate_suffix,
     has_personal_marker,
@@ -172,7 +173,7 @@ def _party_value(mention: Mention, suffixed_peer: bool) -> dict:
 
 
 # "d/b/a", "doing business as", "trading as": a trade name follows the legal name.
-_TRADE_NAME_MARK_RE = re.compile(r"(?i)\s*,?\s*(?<!\w)(?:d/b/a|dba|doing\s+business\s+as|t/a|trading\s+as)(?!\w)\s*")
+_TRADE_NAME_MARK_RE = re.compile(rf"(?i)\s*,?\s*(?<!\w){TRADE_NAME_MARK}(?!\w)\s*")
 
 
 def _legal_and_trade_name(name: str) -> tuple[str, str | None]:

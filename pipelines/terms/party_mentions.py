@@ -13,8 +13,20 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from pipelines.rules.parties import labelled_parties
+from pipelines.rules.parties import (
+    CALLED_AS,
+    HEREINAFTER,
+    LIST_BREAK,
+    NOT_A_PARTY_WORDS,
+    PARTY_LIST_INTRO,
+    QUOTE,
+    RECITALS_START,
+    UNQUOTED,
+    WEAK_SEPARATOR_RE,
+    labelled_parties,
+)
 from pipelines.terms.party_names import (
+    ARTICLE_RE,
     ROLE_WORDS,
     clean_name,
     has_corporate_suffix,
@@ -50,9 +62,11 @@ class Mention:
     members: list[str] = field(default_factory=list)  # the companies a joint party is made of
 
 
+# The introductions of rules/parties.py's PARTY_LIST_INTRO and more: a dated "made ... by", a heading over
+# the list, "B E T W E E N:", and "The undersigned:" only on a line of its own (the rule's parties reader,
+# whose evidence is calibrated as it reads now, starts at any "undersigned").
 _INTRO_RE = re.compile(
-    r"\b(?:by\s+and\s+(?:between|among(?:st)?)|between|among(?:st)?|entered\s+into\s+by|"
-    r"made\s+by(?!\s+and\b)|executed\s+by|"
+    rf"\b(?:{PARTY_LIST_INTRO}|"
     r"(?:made|entered\s+into)\s+(?:as\s+of|on|this)\s+[^.()\"“]{3,60}?\bby(?!\s+and\b)|"
     # "is made effective as of April 2, 2024 (the "Effective Date") by Verdant Foods Co."
     r"made\s+effective\s+(?:as\s+of|on)\s+[^.;]{3,80}?\bby(?!\s+and\b))\b\s*:?"
@@ -63,9 +77,11 @@ _INTRO_RE = re.compile(
     r"|^[ \t]*the\s+undersigned\s*:",  # a Dutch or German form's list: "The undersigned:\n\n1. Tulipa B.V., ..."
     re.IGNORECASE | re.MULTILINE,
 )
+# Where the preamble ends: rules/parties.py's RECITALS_START, and the words the rule's parties reader
+# (calibrated as it reads now) runs past: a "PREAMBLE" heading, "IT IS AGREED", "agree as follows".
+# Full stops are only candidates here, each checked by _ends_sentence.
 _PREAMBLE_END_RE = re.compile(
-    r"\b(?:WHEREAS|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|RECITALS?|BACKGROUND|PREAMBLE|NOW,?\s+THEREFORE|"
-    r"IT\s+IS\s+(?:HEREBY\s+)?AGREED|Recitals|Whereas|Background|In\s+consideration|agree\s+as\s+follows)\b"
+    rf"\b(?:{RECITALS_START}|PREAMBLE|IT\s+IS\s+(?:HEREBY\s+)?AGREED|agree\s+as\s+follows)\b"
     r"|(?m:^[ \t]*(?:INTRODUCTION|Introduction)[ \t]*:?[ \t]*$)"  # a heading over the body's first words
     r"|\.[\"”’]?\s+(?=[A-Z])"  # a candidate sentence end, checked by _ends_sentence
 )
@@ -85,28 +101,30 @@ _ABBREVIATIONS = {
 _LAST_WORD_RE = re.compile(r"[\w.]+$")
 _INITIALS_RE = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")  # "U.S.A", "N.V"
 _PAREN_RE = re.compile(r"[()]")
-_QUOTED_RE = re.compile(r"[\"“”ʺ]\s*([^\"“”ʺ\n]{1,60}?(?:\n[^\"“”ʺ\n]{1,30}?)?)\s*[\"“”ʺ]")  # may wrap once
+# A quoted name as rules/parties.py reads one, which may also wrap once onto the next line.
+_QUOTED_RE = re.compile(rf"{QUOTE}\s*({UNQUOTED}{{1,60}}?(?:\n{UNQUOTED}{{1,30}}?)?)\s*{QUOTE}")
 _SINGLE_QUOTED_RE = re.compile(r"(?:‘‘|''|[‘'])\s*([^‘’'\"“”\n]{1,60}?)\s*(?:’’|''|[’'\"”])")
 # A definition whose closing quote was dropped: ("Celebrity).
 _UNCLOSED_QUOTE_RE = re.compile(r"^\s*(?:the\s+)?[\"“]\s*([A-Z][^\"“”\n]{0,40}?)\s*$")
+# rules/parties.py's "hereinafter referred to as", with a colon ("hereinafter: "Client"") or single quotes,
+# which the rule's definitions do not read.
 _HEREINAFTER_RE = re.compile(
-    r"\b(?:hereinafter|hereafter)\s*:?\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
+    rf"\b{HEREINAFTER}\s*:?\s+{CALLED_AS}"
     r"[\"“”‘]\s*([^\"“”’\n]{1,60}?)\s*[\"“”’]",
     re.IGNORECASE,
 )
 # A short name given without quotes: "(hereinafter referred to as Party A)".
 _BARE_HEREINAFTER_RE = re.compile(
-    r"\(\s*(?:hereinafter|hereafter)\s+(?:(?:referred\s+to|called|known|defined)\s+as\s+)?(?:the\s+)?"
+    rf"\(\s*{HEREINAFTER}\s+{CALLED_AS}"
     r"(?P<short>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s*\)", re.IGNORECASE)
 # A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and".
 _BARE_SHORT_RE = re.compile(
     r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$)|[ \t]*\n)")
-# Short names that are not a party: the agreement, dates, the parties collectively ("Party A"
-# is one party, and so is an NDA's "Disclosing Party").
+# Short names that are not a party: rules/parties.py's NOT_A_PARTY_WORDS, the parties collectively ("Party
+# A" is one party, and so is an NDA's "Disclosing Party", though the rule's reader refuses any "Party"),
+# and more that a value shown to a reader must not take for a party: shares, the SEC, a country.
 _NOT_A_PARTY_RE = re.compile(
-    r"(?i)\b(?:agreement|contract|amendment|addendum|date|(?<!disclosing\s)(?<!receiving\s)part(?:y(?!\s+[A-H]\b)|ies)|"
-    r"term|territory|products?|services?|"
-    r"effective|closing|schedule|exhibit|act|plan|program|project|section|affiliates?|shares?|"
+    rf"(?i)\b(?:{NOT_A_PARTY_WORDS}|contract|(?<!disclosing\s)(?<!receiving\s)part(?:y(?!\s+[A-H]\b)|ies)|shares?|"
     r"price|law|commission|sec|exchange|notes?|securities|offering|system|restaurants?|"
     r"transactions?|purpose|information|material|representatives?|discussions?|proposals?)\b"
     r"|^(?-i:U\.?S\.?(?:A\.?)?|PRC|U\.?K\.?|E\.?U\.?)$"  # a country: 'United States of America ("USA")'
@@ -123,12 +141,13 @@ _EACH_DEFINITION_RE = re.compile(r"(?i)\(\s*(?:individually|each)\b(?!\s+and\s+b
 _EACH_SEPARATOR_RE = re.compile(r"(?:,\s*|\s+)(?i:and)\s+(?=[A-Z])")
 # Between the items of a jointly defined run: "WYZZ, Inc. and WYZZ Licensee, Inc.".
 _JOINT_SEPARATOR_RE = re.compile(r",?\s+and\s+|,\s+|\n\s*\n\s*", re.IGNORECASE)
-# Where one party of a list ends and the next begins (U+037E, the Greek question mark, is the
-# semicolon some PDFs hold).
+# Where one party of a list ends and the next begins: a semicolon (U+037E, the Greek question mark, is
+# the semicolon some PDFs hold), "AND:", a list number "(b)", or rules/parties.py's LIST_BREAK.  The
+# rule's parties reader, whose evidence is calibrated as it reads now, takes neither U+037E nor these
+# marks, and splits at a colon and at "between".
 _STRONG_SEPARATOR_RE = re.compile(
-    r"[,;\u037e)]\s*and\b|[;\u037e]|\n\s*\n|\bAND\s*:|\(\s*(?:\d{1,2}|[a-h]|[ivx]{1,4})\s*\)|[ \t]{3,}", re.IGNORECASE
+    rf"[,;\u037e)]\s*and\b|[;\u037e]|\bAND\s*:|\(\s*(?:\d{{1,2}}|[a-h]|[ivx]{{1,4}})\s*\)|{LIST_BREAK}", re.IGNORECASE
 )
-_AND_RE = re.compile(r"\band\b", re.IGNORECASE)  # not "&": "Bruyette & Woods, Inc." is one name
 _LAST_RESORT_RE = re.compile(r",|\bof\b")
 # The capitalised words right before a definition: "to retain Gianluca Rotino ("Consultant")".
 _CAPITALISED_RUN_RE = re.compile(r"(?:[A-Z][\w.&'’\-]*,?\s+(?:(?:of|the|de|&)\s+)?)*[A-Z][\w.&'’\-]*,?\s*\Z")
@@ -141,7 +160,6 @@ _UNNAMED_LIST_RE = re.compile(r"(?i)(?:^|[,;)]\s*|\s)and\s")
 _UNNAMED_RE = re.compile(
     r"\s*(?:_{3,}|X{4,}|\[\s*[*●•_\s]*\]|(?:<<|«)[^<>«»\n]{0,60}(?:>>|»)|(?:the|such|each|any)\s+(?:[\w-]+\s+){0,4}?"
     r"(?:named|identified|listed|specified|set\s+forth|designated|indicated|signing|executing)\b|(?:the\s+)?undersigned\b)", re.IGNORECASE)
-_ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
 # A label before a listed party's name, naming its part: "Party A: Rise Co., Ltd.", "the
 # Covenanter: Beta Inc." (not a cover's "Source:" or "Attention:" line).
 _LIST_LABEL_RE = re.compile(
@@ -435,7 +453,7 @@ def _quoted_shorts(inner: str) -> list[str] | None:
 
 def _role_short(shorts: list[str]) -> str | None:
     """The first short name that is a role ("you", "Franchisee" -> "Franchisee"), article dropped."""
-    roles = (_ARTICLE_RE.sub("", s) for s in shorts)
+    roles = (ARTICLE_RE.sub("", s) for s in shorts)
     return next((r for r in roles if r.lower() in ROLE_WORDS), None)
 
 
@@ -451,7 +469,7 @@ def _unnamed_party(text: str, previous_end: int, d_start: int, role: str) -> boo
     if listed is None:
         return False
     rest = between[listed.end():]
-    return bool(_UNNAMED_RE.match(rest)) or _ARTICLE_RE.sub("", rest.strip()).lower() == role.lower()
+    return bool(_UNNAMED_RE.match(rest)) or ARTICLE_RE.sub("", rest.strip()).lower() == role.lower()
 
 
 # The reader as a party: "between Lakeside Bank, N.A. ("Lakeside") and you, the employee signing
@@ -490,7 +508,7 @@ def _mention_before(text: str, start: int, end: int, named_only: bool = False,
     alias = _QUOTED_ALIAS_RE.search(text, start, end)
     end = alias.start() if alias else end  # 'Marcus Allen Johnson p/k/a "Big Mac"': the name is before it
     candidates = [] if listed_only else [start]
-    for separators in (_STRONG_SEPARATOR_RE, _AND_RE):
+    for separators in (_STRONG_SEPARATOR_RE, WEAK_SEPARATOR_RE):
         candidates += reversed([m.end() for m in separators.finditer(text, start, end)])
     if not listed_only:  # a trailing name after "a subsidiary of" describes the party before it
         candidates += [m.end() for m in _LAST_RESORT_RE.finditer(text, start, end)]

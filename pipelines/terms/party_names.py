@@ -159,8 +159,10 @@ def _end_at_suffix(text: str) -> str:
 
 # A roman numeral alone after the suffix run, the whole rest of the name.
 _CLOSING_NUMERAL_RE = re.compile(r"(?i)\s*([IVX]{1,5})\.?\s*")
+# "d/b/a", "doing business as", "trading as": a trade name follows.
+TRADE_NAME_MARK = r"(?:d/b/a|dba|doing\s+business\s+as|t/a|trading\s+as)"
 # A trade name: "d/b/a Time Life Music".
-_TRADE_NAME_RE = re.compile(r"(?i)\b(?:d/b/a|dba|doing\s+business\s+as|t/a|trading\s+as)\s+([^,;()\n]{2,60})")
+_TRADE_NAME_RE = re.compile(rf"(?i)\b{TRADE_NAME_MARK}\s+([^,;()\n]{{2,60}})")
 
 
 def trade_name_in(description: str) -> str | None:
@@ -328,13 +330,14 @@ ROLE_WORDS = frozenset(
         "Professional", "Corporation", "Bank", "Trust", "Association", "Holding Company",
     )
 )
-_ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
+# The article before a role or a name: "the Licensee", "a Delaware corporation".
+ARTICLE_RE = re.compile(r"(?i)^(?:the|a|an)\s+")
 
 
 def role_of(short_names: list[str]) -> str | None:
     """The first short name that names the part the party plays ("Licensee", "Recipient")."""
     for short in short_names:
-        bare = _ARTICLE_RE.sub("", short).strip(" ,.")
+        bare = ARTICLE_RE.sub("", short).strip(" ,.")
         if bare.lower() in ROLE_WORDS:
             return bare[0].upper() + bare[1:] if not bare.isupper() else bare.title()
     return None

@@ -14,8 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from pipelines.datamodel import PAGE_SEPARATOR, Segment
+from pipelines.rules.contract_dates import END_WORDS, WITHOUT_END
 from pipelines.rules.dates import DateMention, Duration, add_duration, find_durations, find_written_dates
-from pipelines.rules.renewal import BEFORE_END_RE, NOT_RENEWAL_RE
+from pipelines.rules.renewal import (
+    AUTO_RENEW, AUTOMATIC_RENEWAL, BEFORE_END_RE, END_OF_TERM, EVERGREEN, NOT_RENEWAL_RE, NOTICE_WORD, RENEWAL_PERIOD,
+    RENEWAL_WORD, SUCCESSIVE_PERIODS,
+)
 from pipelines.rules.spans import sentence_around
 from pipelines.terms.durations import iso_duration
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
@@ -124,6 +128,8 @@ _OTHER_DEFINITION_RE = re.compile(
 _LETTERED_DEFINITION_RE = re.compile(
     r"\W*(?:[A-Za-z]|\([a-z]{1,3}\))\.?\s+[“\"][^”\"]{1,40}[”\"]\s+(?:means|shall\s+mean|has\s+the\s+meaning)")
 # A duration that is the term's length: "for a period of", "an initial term of", "... from the Effective Date".
+# The expiry rule reads fewer of these cues (rules/contract_dates.py's _TERM_LENGTH_CUE_RE and
+# _FROM_START_RE): its evidence is calibrated on what it reads now.
 _LENGTH_BEFORE_RE = re.compile(
     r"(?<!and )\b(?:for|of|survive|be|(?<=term of this agreement )is|(?<=duration of this agreement )is)\s+(?:a\s+|an\s+|the\s+)?"
     r"(?:(?:initial|fixed|original|further|entire|full|whole)\s+)?(?:(?:period|term)\s+of\s+)?(?:an?\s+)?$|"
@@ -147,9 +153,12 @@ _TAIL_BEFORE_RE = re.compile(
     r"\b(?:delayed|suspended|prevented|interrupted|overdue|unremedied|uncured)\s+"
     r"(?:\w+\s+){0,3}?(?:for\s+)?(?:a\s+)?(?:period\s+of\s+)?(?:more\s+than\s+|at\s+least\s+|over\s+)?$",
     re.IGNORECASE)
+# What comes right before the term's end date: rules/contract_dates.py's END_WORDS, the forms and words
+# the expiry rule (calibrated as it reads now) leaves out, "as of" or "at" ("expires at midnight on"),
+# and "the earlier of".
 _END_CUE_RE = re.compile(
-    r"\b(?:expire[sd]?|expiring|expiration|terminate[sd]?|terminating|ends?|ending|conclude[sd]?|concluding|until|"
-    r"through|to|thru|up\s+to\s+and\s+including)\s+"
+    rf"\b(?:{END_WORDS}|expire[sd]|expiration|terminate[sd]|ends|conclude[sd]?|concluding|thru|"
+    r"up\s+to\s+and\s+including)\s+"
     r"(?:on\s+|as\s+of\s+|at\s+)?(?:the\s+)?$|"
     r"\b(?:earlier|later)\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$",
     re.IGNORECASE,
@@ -180,10 +189,12 @@ _TIME_OF_DAY_RE = re.compile(
 # "the later of (i) the third anniversary of the Effective Date or (ii) the date on which ...": a
 # length whose end also waits on an undated event, so the expiration cannot be computed.
 _LATER_OF_RE = re.compile(r"\blater\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)\s*)?(?:the\s+)?$", re.IGNORECASE)
-# "perpetual and irrevocable", "an irrevocable, perpetual licence" describe a grant, not the term.
+# A term without end, in rules/contract_dates.py's WITHOUT_END words and "perpetually" (which the
+# expiry rule, calibrated as it reads now, does not take); "until terminated" is a value of its own,
+# below.  "perpetual and irrevocable", "an irrevocable, perpetual licence" describe a grant, not the term.
 _PERPETUAL_RE = re.compile(
     r"(?<!irrevocable,\s)(?<!irrevocable\s)(?<!irrevocable\sand\s)"
-    r"\b(?:perpetual(?:ly)?|perpetuity|indefinite(?:ly)?)\b(?![,\s]+(?:and\s+)?irrevocabl)", re.IGNORECASE)
+    rf"\b(?:perpetually|{WITHOUT_END})\b(?![,\s]+(?:and\s+)?irrevocabl)", re.IGNORECASE)
 # An open-ended term: "until terminated", "until a Party terminates", "until the termination of".
 _UNTIL_TERMINATED_RE = re.compile(
     r"\bunless\s+and\s+until\s+(?:terminated|either\s+party\s+(?:gives|terminates))|"
@@ -225,13 +236,18 @@ _UNTIL_EVENT_RE = re.compile(
 )
 UNTIL_EVENT = "until an event"
 # How a contract renews: "automatically renew for successive one (1) year periods", "option to renew".
+# The wordings the renewal rule reads too come from rules/renewal.py; the value reads more of them
+# (an option to renew, "consecutive terms", "for up to two additional years", year to year) and
+# takes "will be extended" with "shall be renewed", which the rule's renewal evidence does not:
+# that evidence's confidence is calibrated on what it reads now (calibration.yaml).
 _RENEWAL_RE = re.compile(
-    r"\bautomatic(?:ally)?\s+(?:be\s+)?(?:renew|extend|continue)|\brenew(?:ed|s)?\s+automatically|"
-    r"\bsuccessive\s+(?:\w+\s+){0,4}?(?:periods?|terms?|years?|months?)|"
-    r"\bconsecutive\s+(?:[\w()-]+\s+){0,4}?(?:periods|terms)\b|\brenewal\s+(?:term|period)s?\b|"
+    rf"{AUTOMATIC_RENEWAL}|{SUCCESSIVE_PERIODS}|"
+    rf"\bconsecutive\s+(?:[\w()-]+\s+){{0,4}}?(?:periods|terms)\b|{RENEWAL_PERIOD}|"
     r"\b(?:renew|extend)(?:ed|s)?\s+(?:\w+\s+){0,5}?for\s+(?:up\s+to\s+)?(?:an?\s+)?(?:additional|further|successive|consecutive|"
-    r"subsequent|like|one|two|three|four|five|\d)|\b(?-i:evergreen)\b|\bthereafter\b[^.;]{0,60}\buntil\s+terminated|\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
-    r"\bauto-renew|\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend|continue)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
+    rf"subsequent|like|one|two|three|four|five|\d)|{EVERGREEN}|\bthereafter\b[^.;]{{0,60}}\buntil\s+terminated|"
+    rf"\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
+    rf"{AUTO_RENEW}|"
+    r"\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend|continue)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
     # "extended automatically", "renewed tacitly every year", "automatic annual renewals", "a renewable one-year term"
     r"\b(?:renew|extend|prolong)(?:ed|s)?\s+(?:\w+\s+){0,2}?(?:automatically|tacitly)\b|"
     r"\bautomatic\s+(?:\w+\s+){0,3}?(?:renewals?|extensions?)\b|\btacit(?:ly)?\s+renew|\brenewable\s+(?:\w+[\s-]+){0,2}?(?:term|period)|"
@@ -262,8 +278,11 @@ _OPTION_RE = re.compile(
     r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
     re.IGNORECASE)
 _SUCCESSIVE_RE = re.compile(r"\b(?:successive|consecutive)\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
-_NOTICE_RE = re.compile(r"\bnoti(?:ce|f(?:y|ies|ied|ying|ication))\b|\b(?:request|notify|inform|object)\w*\s+in\s+writing\b",
-                        re.IGNORECASE)
+# Notice by its name (rules/renewal.py's NOTICE_WORD) or in other words: "notify", "notification", "request in
+# writing".  The renewal-notice rule keeps to the word, as its evidence is calibrated on it.
+_NOTICE_RE = re.compile(
+    rf"{NOTICE_WORD}|\bnotif(?:y|ies|ied|ying|ication)\b|\b(?:request|notify|inform|object)\w*\s+in\s+writing\b",
+    re.IGNORECASE)
 # Renewal lengths written without a number: "renewed tacitly every year", "automatic annual renewals",
 # "each subsequent one-year term", "month-to-month".
 _WORDED_LENGTH_RE = re.compile(
@@ -288,14 +307,13 @@ _AFTER_TERM_RE = re.compile(
 _NOTICE_RIGHT_AFTER_RE = re.compile(r"^['’]?\s*(?:prior\s+|advance\s+)?(?:written\s+)?notice\b", re.IGNORECASE)
 # A sentence about the contract's renewal or the end of its term: "renew", "the expiration of this
 # Agreement", "the end of the then-current term", not "the expiration of such cure period" or
-# "the non-extendable due date".
+# "the non-extendable due date" (rules/renewal.py's RENEWAL_WORD and END_OF_TERM, and more).
 _RENEWAL_CONTEXT_RE = re.compile(
-    r"\b(?:renew\w*|non-?renew\w*|(?<!non-)extend\w*|(?:expiration|expiry)(?:\s+date)?\s+of\s+"
+    rf"\b(?:{RENEWAL_WORD}|(?<!non-)extend\w*|(?:expiration|expiry)(?:\s+date)?\s+of\s+"
     r"(?:the\s+|this\s+|any\s+|each\s+|such\s+)?(?:then[\s-]+)?(?:current\s+|initial\s+|original\s+|renewal\s+|applicable\s+)?"
     r"(?:term|agreement|contract)|(?:expiration|expiry)\s+of\s+(?:the\s+|any\s+|each\s+|such\s+)?(?:then[\s-]+)?"
     r"(?:current|initial|original|renewal|extension)\s+period|(?:expiration|expiry)\s+date\b|"
-    r"end\s+of\s+(?:the\s+|any\s+|each\s+)?(?:then[\s-]+)?(?:current|initial|renewal|original)?\s*(?:term|period|contract\s+year)|"
-    r"automatic(?:ally)?\s+continue)\b",
+    rf"{END_OF_TERM}|automatic(?:ally)?\s+continue)\b",
     re.IGNORECASE,
 )
 # A sentence that opens a new article ("8. TERMINATION 8.1 ..."): it does not carry on the one before.
