@@ -58,7 +58,7 @@ class Cron:
 
     def latest_window(self, now: datetime) -> datetime:
         """The start of the window `now` is in: the latest start at or before `now` (UTC)."""
-        now = _utc(now)
+        now = as_utc(now)
         local = now.astimezone(self.zone).replace(tzinfo=None, second=0, microsecond=0)
         for wall in self._walk(local, forward=False, inclusive=True):
             start = self.instant(wall)
@@ -68,7 +68,7 @@ class Cron:
 
     def next_window(self, now: datetime) -> datetime:
         """The first window starting strictly after `now` (UTC)."""
-        now = _utc(now)
+        now = as_utc(now)
         local = now.astimezone(self.zone).replace(tzinfo=None, second=0, microsecond=0)
         for wall in self._walk(local, forward=True, inclusive=False):
             start = self.instant(wall)
@@ -79,8 +79,8 @@ class Cron:
     def windows(self, start: datetime, end: datetime) -> list[datetime]:
         """Every window starting in [start, end), in order, each once."""
         found: list[datetime] = []
-        moment = _utc(start) - timedelta(microseconds=1)
-        while (moment := self.next_window(moment)) < _utc(end):
+        moment = as_utc(start) - timedelta(microseconds=1)
+        while (moment := self.next_window(moment)) < as_utc(end):
             found.append(moment)
         return found
 
@@ -96,7 +96,7 @@ class Cron:
         raise ScheduleError(f"{wall} never occurs in {self.timezone_name}")  # no zone has a day-long gap
 
     def local(self, instant: datetime) -> datetime:
-        return _utc(instant).astimezone(self.zone)
+        return as_utc(instant).astimezone(self.zone)
 
     def _walk(self, local: datetime, *, forward: bool, inclusive: bool) -> Iterator[datetime]:
         if inclusive and croniter.match(self.expression, local):
@@ -123,20 +123,21 @@ def zone(name: str) -> ZoneInfo:
 def is_due(cron: Cron, last_run_at: datetime, now: datetime) -> tuple[bool, float]:
     """Whether a window started after `last_run_at` (so a run for it is owed), and how many
     seconds until the next window starts: the (is_due, next) pair Celery beat asks for."""
-    due = cron.latest_window(now) > _utc(last_run_at)
-    return due, max((cron.next_window(now) - _utc(now)).total_seconds(), 0.0)
+    due = cron.latest_window(now) > as_utc(last_run_at)
+    return due, max((cron.next_window(now) - as_utc(now)).total_seconds(), 0.0)
 
 
 def catch_up(window: datetime, now: datetime) -> bool:
     """Whether a window that no run claimed yet may still run now (missed within CATCH_UP)."""
-    return _utc(now) - _utc(window) <= CATCH_UP
+    return as_utc(now) - as_utc(window) <= CATCH_UP
 
 
-def _utc(moment: datetime) -> datetime:
-    """Aware UTC; a naive datetime is taken to be UTC, as the database stores them."""
+def as_utc(moment: datetime) -> datetime:
+    """Aware UTC; a naive datetime is taken to be UTC, as the database stores them
+    (storage.schema.utcnow), so a time read back says its zone."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def to_naive_utc(moment: datetime) -> datetime:
     """How the database stores a moment (storage.schema.utcnow's form)."""
-    return _utc(moment).replace(tzinfo=None)
+    return as_utc(moment).replace(tzinfo=None)

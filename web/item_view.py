@@ -15,7 +15,7 @@ is not on the page.  Admins see the whole trail.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import AwareDatetime
 from sqlalchemy import ColumnElement, and_, or_, select
@@ -26,6 +26,7 @@ from pipelines.category_descriptions import description
 from pipelines.datamodel import PAGE_SEPARATOR, Box, Finding
 from pipelines.review.budget import same_evidence
 from pipelines.review.double_review import reviews_needed
+from pipelines.schedule import as_utc
 from storage.repository import trail
 from storage.schema import Document, Page, ReviewItem
 
@@ -191,12 +192,6 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
         next_id=next_id,
         trail=[TrailEntry(d.id, d.reviewer, as_utc(d.created_at), d.action, d.item_version, dict(d.previous or {}),
                           dict(d.new or {}), d.reason, d.comment) for d in decisions])
-
-
-def as_utc(moment: datetime) -> datetime:
-    """A time read from the database, which stores naive UTC (storage.schema.utcnow), made
-    aware: the API's times say their zone (ISO 8601 with +00:00), as its schema promises."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _int(value: object) -> int | None:

@@ -29,12 +29,13 @@ from starlette.responses import Response
 from pipelines import logs
 from pipelines.parsers.limits import ReadLimits
 from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
+from pipelines.schedule import as_utc
 from storage.database import session_scope
 from storage.schema import Document, utcnow
 from web.api_errors import WRITE, refusals
 from web.dependencies import User, batch_filter
 from web.deciding import Fields, record
-from web.item_view import CATEGORIES, ItemView, as_utc, check_visible, load_item
+from web.item_view import CATEGORIES, ItemView, check_visible, load_item
 from web.page_images import PageUnavailable, page_png
 from web.pages import render
 from web.queue_listing import keep_priorities_current
