@@ -13,15 +13,16 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from pipelines.datamodel import (
-    WIDER_SPAN_SOURCE, BatchResult, DocumentResult, DocumentStatus, Finding, KeyTerm, MergedFinding,
+    WIDER_SPAN_SOURCE, BatchResult, DocumentStatus, Finding, KeyTerm, MergedFinding,
 )
 from pipelines.categories import KEY_TERMS, MULTI_VALUED
-from pipelines.playbook.checks import SET_ASIDE, Issue, Unreadable, run_checks
+from pipelines.assessment import Assessed, DocumentAssessment, Issue, ReviewItem, Thresholds
+from pipelines.playbook.checks import SET_ASIDE, Unreadable, run_checks
 from pipelines.playbook.quotes import quote_problem
-from pipelines.playbook.schema import Playbook, Thresholds
+from pipelines.playbook.schema import Playbook
 from pipelines.playbook.severity import (
     RISK_LEVELS, SEVERITIES, WEIGHTS, level_band, level_for_severity, rank, worst,
 )
@@ -30,8 +31,8 @@ from pipelines.terms import FIELDS as READ_FIELDS
 from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
 from pipelines.review.decisions import SOURCE as REVIEWER
 from pipelines.review.recalibration import Calibration
-from pipelines.review.budget import Budget, ReviewItem, best_per_category, in_audit_sample, p_wrong, priority, within_budget
-from pipelines.sides import Sides, find_sides
+from pipelines.review.budget import Budget, best_per_category, in_audit_sample, p_wrong, priority, within_budget
+from pipelines.sides import find_sides
 
 SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
 """How joined sources are spelled: "rules+model", never "model+rules"."""
@@ -50,76 +51,6 @@ _DEFINED_TERMS: dict[str, tuple[str, ...]] = {
 contract defining the value, so it outranks a passing mention elsewhere."""
 
 _SIGNATURE = re.compile(r"IN WITNESS WHEREOF|signature", re.IGNORECASE)
-
-@dataclass
-class DocumentAssessment:
-    """Everything decided about one document; stored as JSON and rendered by pipelines.reports."""
-
-    playbook: str
-    thresholds: Thresholds
-    findings: list[MergedFinding]
-    key_terms: dict[str, KeyTerm]
-    issues: list[Issue]
-    review: list[ReviewItem]
-    risk_score: float
-    risk_level: str
-    sides: Sides = field(default_factory=Sides)
-    calibration: int | None = None
-    """The reviewer calibration (pipelines.review.recalibration) its confidences went through."""
-
-    def shown(self) -> list[MergedFinding]:
-        """Findings worth showing a person: those at or above the playbook's floor."""
-        return [m for m in self.findings if m.finding.confidence >= self.thresholds.floor]
-
-    def present(self) -> list[MergedFinding]:
-        """Findings confident enough to count the clause as present."""
-        return [m for m in self.findings if m.finding.confidence >= self.thresholds.present]
-
-    def to_dict(self) -> dict:
-        return {
-            "playbook": self.playbook,
-            "thresholds": self.thresholds.to_dict(),
-            "findings": [{"finding": m.finding.to_dict(), "evidence": [e.to_dict() for e in m.evidence]}
-                         for m in self.findings],
-            "key_terms": {
-                name: {"category": k.category, "value": k.value, "basis": k.basis,
-                       "finding": k.finding.to_dict() if k.finding else None,
-                       "candidates": [c.to_dict() for c in k.candidates]}
-                for name, k in self.key_terms.items()
-            },
-            "issues": [{"kind": i.kind, "finding": i.finding.to_dict(), "advice": i.advice} for i in self.issues],
-            "review": [r.to_dict() for r in self.review],
-            "risk_score": self.risk_score,
-            "risk_level": self.risk_level,
-            "sides": self.sides.to_dict(),
-            "calibration": self.calibration,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> DocumentAssessment:
-        return cls(
-            playbook=data["playbook"],
-            thresholds=Thresholds(**data["thresholds"]),
-            findings=[MergedFinding(Finding.from_dict(m["finding"]), [Finding.from_dict(e) for e in m["evidence"]])
-                      for m in data["findings"]],
-            key_terms={
-                name: KeyTerm(k["category"], k["value"], Finding.from_dict(k["finding"]) if k["finding"] else None,
-                              k["basis"], [Finding.from_dict(c) for c in k["candidates"]])
-                for name, k in data["key_terms"].items()
-            },
-            issues=[Issue(i["kind"], Finding.from_dict(i["finding"]), i["advice"]) for i in data["issues"]],
-            review=[ReviewItem(Finding.from_dict(r["finding"]), r["reason"], r["priority"], r.get("parts") or {})
-                    for r in data["review"]],
-            risk_score=data["risk_score"],
-            risk_level=data["risk_level"],
-            sides=Sides.from_dict(data.get("sides")),
-            calibration=data.get("calibration"),
-        )
-
-
-Assessed = tuple[DocumentResult, DocumentAssessment | None]
-"""A document with its assessment; None when it has none (failed, duplicate, pending)."""
-
 
 def aggregate_document(
     findings: list[Finding], playbook: Playbook, page_count: int | None = None, budget: Budget = Budget(),

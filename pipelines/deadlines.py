@@ -27,7 +27,7 @@ from typing import Literal
 
 from dateutil.relativedelta import relativedelta
 
-from pipelines.aggregate import Assessed, DocumentAssessment
+from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import DocumentResult, KeyTerm
 from pipelines.playbook.values import parse_days, says_no
 from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from pipelines.aggregate import Assessed, DocumentAssessment
+from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import DocumentResult, Finding
 from pipelines.deadlines import HORIZONS, KIND_TITLES, Deadline, by_horizon, write_ics
 from pipelines.playbook.values import normalize

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from pipelines.aggregate import Assessed, DocumentAssessment, aggregate_document, assess_batch
+from pipelines.aggregate import aggregate_document, assess_batch
+from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import BatchResult, BatchStatus
 from pipelines.playbook import Playbook
 from pipelines.review.decisions import apply_decisions, standing

@@ -9,58 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from pipelines.assessment import Party, Sides
 from pipelines.terms.party_names import name_key
-
-
-@dataclass(frozen=True)
-class Party:
-    """A party as the contract names it: its legal name, its defined short names, its role."""
-
-    name: str
-    short_names: tuple[str, ...] = ()
-    role: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "short_names": list(self.short_names), "role": self.role}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Party:
-        return cls(data["name"], tuple(data.get("short_names") or ()), data.get("role"))
-
-
-@dataclass(frozen=True)
-class Sides:
-    """The contract's parties and, when the team said who it is and it signs here, which is us."""
-
-    parties: tuple[Party, ...] = ()
-    us: int | None = None
-    """Index into `parties`; None when no name was given or none of them is a party."""
-    named: tuple[str, ...] = ()
-    """The names the team gave for itself (empty: nobody said)."""
-
-    @property
-    def our_party(self) -> Party | None:
-        return self.parties[self.us] if self.us is not None else None
-
-    @property
-    def our_role(self) -> str | None:
-        return self.our_party.role if self.our_party is not None else None
-
-    @property
-    def counterparties(self) -> tuple[Party, ...]:
-        """Everyone but us; every party when we are not known."""
-        return tuple(p for i, p in enumerate(self.parties) if i != self.us)
-
-    def to_dict(self) -> dict:
-        return {"parties": [p.to_dict() for p in self.parties], "us": self.us, "named": list(self.named)}
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> Sides:
-        if not data:
-            return cls()
-        return cls(tuple(Party.from_dict(p) for p in data["parties"]), data.get("us"), tuple(data.get("named") or ()))
 
 
 def find_sides(parties: Iterable[dict], we: Sequence[str]) -> Sides:

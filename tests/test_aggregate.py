@@ -5,12 +5,10 @@ import json
 
 import pytest
 
-from pipelines.aggregate import (
-    DocumentAssessment, aggregate_document, assess_batch, merge_findings, risk, summarize_batch,
-)
+from pipelines.aggregate import aggregate_document, assess_batch, merge_findings, risk, summarize_batch
+from pipelines.assessment import DocumentAssessment, Issue
 from pipelines.datamodel import WIDER_SPAN_SOURCE, BatchResult, DocumentResult, Finding
 from pipelines.playbook import PlaybookError, load_playbook, parse_playbook
-from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import WEIGHTS
 from pipelines.terms import VALUE_NOTE
 

@@ -21,7 +21,8 @@ from icalendar import Calendar
 from sqlalchemy import func, select
 
 from conftest import REPO, WorkerProcess, free_port, log_tail, processes_using, run_cli, sqlite_url, wait_until
-from pipelines.aggregate import DocumentAssessment, aggregate_document
+from pipelines.aggregate import aggregate_document
+from pipelines.assessment import DocumentAssessment
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, DocumentResult, DocumentStatus, RunState
 from pipelines.deadlines import deadline_for

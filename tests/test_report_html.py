@@ -16,7 +16,8 @@ import lxml.html
 import pdfplumber
 import pytest
 
-from pipelines.aggregate import Assessed, assess_batch, summarize_batch
+from pipelines.aggregate import assess_batch, summarize_batch
+from pipelines.assessment import Assessed
 from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
 from pipelines.playbook import Playbook, load_playbook
 from pipelines.reports.html_report import contract_view, environment, render_html

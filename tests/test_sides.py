@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.aggregate import DocumentAssessment, aggregate_document
+from pipelines.aggregate import aggregate_document
+from pipelines.assessment import DocumentAssessment, Party, Sides
 from pipelines.datamodel import Finding
 from pipelines.playbook import PlaybookError, load_playbook, parse_playbook
-from pipelines.sides import Party, Sides, bound_parties, find_sides, right_holders
+from pipelines.sides import bound_parties, find_sides, right_holders
 from pipelines.stages.extract import extract_text_layer
 from pipelines.stages.segment import segment_document
 from pipelines.steps import playbook_for, rules_analyser

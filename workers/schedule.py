@@ -44,7 +44,7 @@ from celery.signals import worker_shutting_down
 from kombu import Queue as KombuQueue
 
 from pipelines import logs
-from pipelines.aggregate import Assessed
+from pipelines.assessment import Assessed
 from pipelines.datamodel import BatchOrigin, BatchResult, BatchStatus, RunState, SkipReason
 from pipelines.deadlines import upcoming_deadlines
 from pipelines.deltas import NightlyReport, compare_runs, write_nightly_report

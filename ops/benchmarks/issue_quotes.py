@@ -42,7 +42,8 @@ from sqlalchemy import create_engine, select  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from pipelines import aggregate  # noqa: E402
-from pipelines.aggregate import DocumentAssessment, aggregate_document  # noqa: E402
+from pipelines.aggregate import aggregate_document  # noqa: E402
+from pipelines.assessment import DocumentAssessment  # noqa: E402
 from pipelines.datamodel import DocumentStatus  # noqa: E402
 from pipelines.playbook import checks, load_playbook  # noqa: E402
 from pipelines.review.budget import Budget  # noqa: E402

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from issue_quotes import SPANS, assess  # noqa: E402
 
-from pipelines.aggregate import DocumentAssessment  # noqa: E402
+from pipelines.assessment import DocumentAssessment  # noqa: E402
 from pipelines.categories import CUAD_CATEGORIES  # noqa: E402
 from pipelines.review.budget import Budget, best_per_category  # noqa: E402
 

@@ -49,7 +49,7 @@ from issue_quotes import assess, load_snippets, overlaps, words  # noqa: E402
 
 from models.corpus import load_cuad, read_split  # noqa: E402
 from models.training import SPLIT_FILE, TrainSettings  # noqa: E402
-from pipelines.aggregate import DocumentAssessment  # noqa: E402
+from pipelines.assessment import DocumentAssessment  # noqa: E402
 from pipelines.categories import CUAD_CATEGORIES  # noqa: E402
 from pipelines.review.budget import Budget, best_per_category  # noqa: E402
 from pipelines.review.recalibration import (Calibration, Label, fit, label_of, params_of,  # noqa: E402

@@ -9,16 +9,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
+from pipelines.assessment import Issue, Sides
 from pipelines.datamodel import Finding
 from pipelines.playbook.quotes import quote_problem
 from pipelines.playbook.schema import ClauseRule, Playbook, ValueCheck
-from pipelines.sides import Sides, judged_from_our_side
+from pipelines.sides import judged_from_our_side
 from pipelines.playbook.values import matches_any, parse_days, says_no
 from pipelines.terms.display import display_value
 
-IssueKind = Literal["missing", "risky", "value"]
 SET_ASIDE = "quote set aside: "
 """How a finding's note starts the reason its quote raised nothing (pipelines.playbook.quotes)."""
 IN_OUR_FAVOUR = "in our favour: "
@@ -26,15 +25,6 @@ IN_OUR_FAVOUR = "in our favour: "
 SetAside = tuple[Finding, str]
 """A candidate whose quote does not state its clause, and the reason."""
 _SHOWN_CHARS = 80
-
-
-@dataclass
-class Issue:
-    """A problem the playbook finds in a document, and what to ask for instead."""
-
-    kind: IssueKind
-    finding: Finding
-    advice: str | None = None
 
 
 @dataclass

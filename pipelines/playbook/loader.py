@@ -27,7 +27,8 @@ import yaml
 
 from pipelines.categories import CUAD_CATEGORIES, canonical_category
 from pipelines.contract_type import ContractType
-from pipelines.playbook.schema import CHECK_KINDS, ClauseRule, Playbook, Thresholds, ValueCheck
+from pipelines.assessment import Thresholds
+from pipelines.playbook.schema import CHECK_KINDS, ClauseRule, Playbook, ValueCheck
 from pipelines.playbook.severity import SEVERITIES
 
 DEFAULT_PLAYBOOK = Path(__file__).with_name("default.yaml")

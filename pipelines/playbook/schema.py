@@ -4,28 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from pipelines.assessment import Thresholds
 from pipelines.playbook.severity import worst
 
 CheckKind = Literal["allowed_values", "min_days", "auto_renewal"]
 CHECK_KINDS: tuple[str, ...] = ("allowed_values", "min_days", "auto_renewal")
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Confidence cut-offs.
-
-    `present`: a category counts as found from this confidence on (required/risky/value checks).
-    `review_below`: findings under it go to human review; an issue sets the contract's level,
-    and a risky clause's issue is stated in the report, only from it on (verified).  `floor`: candidates under it are
-    noise; they only reach predictions.jsonl, where the CUAD metric sweeps every threshold.
-    """
-
-    present: float = 0.5
-    review_below: float = 0.75
-    floor: float = 0.2
-
-    def to_dict(self) -> dict:
-        return {"present": self.present, "review_below": self.review_below, "floor": self.floor}
 
 
 @dataclass(frozen=True)

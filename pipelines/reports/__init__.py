@@ -11,7 +11,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from pipelines.aggregate import DocumentAssessment, assess_batch, summarize_batch
+from pipelines.aggregate import assess_batch, summarize_batch
+from pipelines.assessment import DocumentAssessment
 from pipelines.datamodel import BatchResult
 from pipelines.playbook import Playbook, load_playbook
 from pipelines.reports.csv_report import write_findings_csv

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from pipelines.aggregate import Assessed
+from pipelines.assessment import Assessed
 from pipelines.reports.cells import csv_cell
 from pipelines.reports.tables import FINDING_HEADERS, finding_rows
 

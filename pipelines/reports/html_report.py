@@ -24,16 +24,14 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from pipelines.aggregate import Assessed, DocumentAssessment
+from pipelines.assessment import Assessed, DocumentAssessment, Issue, Sides
 from pipelines.categories import KEY_TERMS
 from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, MergedFinding
 from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for
-from pipelines.playbook.checks import Issue
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
 from pipelines.reports.palette import LEVEL_COLORS, SEVERITY_COLORS
 from pipelines.reports.tables import TOP_ISSUES
-from pipelines.sides import Sides
 from pipelines.terms import CONTRACT_TYPE
 from pipelines.terms.display import display_value, how_read, key_term_text, parse_iso_date, quotes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipelines.aggregate import Assessed
+from pipelines.assessment import Assessed
 from pipelines.datamodel import BatchResult
 
 _DOCUMENT_FIELDS = ("id", "filename", "path", "status", "stage", "reason", "sha256", "kind", "size_bytes",

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipelines.aggregate import Assessed
+from pipelines.assessment import Assessed
 from pipelines.datamodel import MergedFinding
 from pipelines.categories import CUAD_CATEGORIES
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.aggregate import Assessed, DocumentAssessment
+from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import DocumentResult, Finding, KeyTerm
 from pipelines.categories import KEY_TERMS
 from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes

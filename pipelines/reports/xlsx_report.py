@@ -17,7 +17,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from pipelines.aggregate import Assessed
+from pipelines.assessment import Assessed
 from pipelines.reports.cells import starts_like_formula
 from pipelines.reports.tables import (
     CONTRACT_HEADERS, FINDING_HEADERS, DurationCell, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, contract_rows,

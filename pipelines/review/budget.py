@@ -26,9 +26,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
+from pipelines.assessment import ReviewItem
 from pipelines.datamodel import Finding
 from pipelines.playbook.severity import WEIGHTS
 
@@ -89,20 +90,6 @@ def urgency(due: date | None, today: date) -> float:
     if due is None:
         return 1.0
     return round(1.0 + URGENCY_DAYS / (URGENCY_DAYS + max((due - today).days, 0)), 4)
-
-
-@dataclass
-class ReviewItem:
-    """A finding a person must confirm, why, and how urgently (`parts` say how it was ranked)."""
-
-    finding: Finding
-    reason: str
-    priority: float
-    parts: dict[str, float | str] = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {"finding": self.finding.to_dict(), "reason": self.reason, "priority": self.priority,
-                "parts": self.parts}
 
 
 def priority(stakes: str, p_wrong: float, budget: Budget | None = None) -> tuple[float, dict[str, float | str]]:
