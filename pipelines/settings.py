@@ -169,7 +169,7 @@ class Settings(BaseSettings):
     login_max_failures: int = Field(default=5, gt=0)
     login_window_s: int = Field(default=300, gt=0)
     review_lease_s: int = Field(default=900, gt=0)
-    # What the review app believes and accepts (web/auth.py, web/users.py).  trusted_proxies:
+    # What the review app believes and accepts (web/auth.py, pipelines/review/users.py).  trusted_proxies:
     # the addresses or networks ("10.0.0.5,192.168.1.0/24") of reverse proxies whose
     # X-Forwarded-For/-Proto are believed; with none, nobody's are, since a forged one would give
     # each guess a fresh login throttle.  max_request_bytes: the largest request body, refused

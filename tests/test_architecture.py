@@ -138,18 +138,19 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core values and settings", (
         "pipelines", "pipelines.settings", "pipelines.dag", "pipelines.datamodel", "pipelines.assessment",
         "pipelines.categories", "pipelines.category_descriptions", "pipelines.logs", "pipelines.inputs",
-        "pipelines.schedule")),
+        "pipelines.utc", "pipelines.nightly.cron")),
     ("the pure domain", (
         "pipelines.parsers", "pipelines.stages", "pipelines.rules", "pipelines.terms", "pipelines.contract_type",
         "pipelines.sides", "pipelines.playbook", "pipelines.aggregate", "pipelines.review", "pipelines.deadlines",
-        "pipelines.deltas", "pipelines.reports", "pipelines.samples", "pipelines.intake")),
+        "pipelines.nightly.deltas", "pipelines.nightly.webhook", "pipelines.reports", "pipelines.samples",
+        "pipelines.intake.rules")),
     ("storage and the model runtime", ("storage", "models")),
     ("the engine and the review services", (
-        "pipelines.steps", "pipelines.producer", "pipelines.reported", "pipelines.incremental",
+        "pipelines.steps", "pipelines.producer", "pipelines.reported", "pipelines.nightly.incremental",
         "pipelines.review.queue", "pipelines.review.assignment", "pipelines.review.agreement",
-        "pipelines.review.export")),
+        "pipelines.review.export", "pipelines.review.listing", "pipelines.review.item_view", "pipelines.review.users")),
     ("Celery glue", ("workers",)),
-    ("the processes that bring work in and keep it going", ("workers.intake", "workers.schedule", "workers.metrics")),
+    ("the processes that bring work in and keep it going", ("pipelines.intake", "pipelines.nightly", "workers.metrics")),
     ("the web app and the CLI", ("web", "pipelines.cli")),
 )
 """Floors, bottom to top: a module sits on the floor of the longest prefix that names it, and

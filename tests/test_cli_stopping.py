@@ -124,10 +124,10 @@ WRITES_ITS_REPORTS_THEN_HANGS = """
 import threading, time
 from celery.signals import worker_shutting_down
 from celery.worker import state
-import workers.schedule as schedule
+import pipelines.nightly.beat as beat
 
-schedule.STOP_DEADLINE_S, schedule.TASK_STOP_S = 1.0, 30.0
-with schedule.StopDeadline():
+beat.STOP_DEADLINE_S, beat.TASK_STOP_S = 1.0, 30.0
+with beat.StopDeadline():
     class Request:  # what Celery keeps in its (weak) set of running tasks
         pass
     task = Request()
@@ -152,10 +152,10 @@ def test_the_schedulers_stop_deadline_waits_for_a_running_task_first() -> None:
 ENDS_ITS_STOP_IN_TIME = """
 import time
 from celery.signals import worker_shutting_down
-import workers.schedule as schedule
+import pipelines.nightly.beat as beat
 
-schedule.STOP_DEADLINE_S = 2.0
-with schedule.StopDeadline():
+beat.STOP_DEADLINE_S = 2.0
+with beat.StopDeadline():
     worker_shutting_down.send(sender="scheduler", sig="SIGTERM", how="Warm", exitcode=0)
     time.sleep(0.5)
 time.sleep(3)  # the embedded workers' stop, which the deadline does not cover

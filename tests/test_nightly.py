@@ -26,15 +26,16 @@ from pipelines.assessment import DocumentAssessment
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, DocumentResult, DocumentStatus, RunState
 from pipelines.deadlines import deadline_for
+from pipelines.nightly.beat import NightlySchedule
+from pipelines.nightly.cron import Cron, ScheduleError, catch_up
+from pipelines.nightly.webhook import WebhookError, notify
 from pipelines.playbook import load_playbook
 from pipelines.review.queue import decide
 from pipelines.samples import SyntheticContract, generate_contract, write_txt
-from pipelines.schedule import Cron, ScheduleError, catch_up
 from pipelines.settings import Settings
 from storage import history, metrics_queries, schema
 from storage.database import session_scope
 from workers.outcome import Fail, Limits, outcome
-from workers.schedule import NightlySchedule, WebhookError, notify
 
 # Contracts whose dates the rule pack reads exactly (checked first in each test that relies
 # on it): automatic renewals with a notice period, and two whose term simply ends.
@@ -122,9 +123,9 @@ def test_a_missed_night_is_caught_up_within_24_hours_only() -> None:
 def test_a_missed_night_runs_once_when_the_scheduler_starts_and_older_ones_are_not_replayed(tmp_path: Path) -> None:
     """The beat entry's decisions under frozen time, on real storage; no worker, so a run that
     starts stays running."""
+    from pipelines.nightly.runs import NightlyJob, start_scheduled
     from workers.celery_app import create_app
     from workers.lifecycle import reset_embedded_broker
-    from workers.schedule import NightlyJob, start_scheduled
 
     settings = Settings(data_dir=tmp_path / "data", model_enabled=False)
     settings.data_dir.mkdir()
@@ -302,7 +303,7 @@ def test_failures_that_say_nothing_about_the_file_are_tried_again() -> None:
     import sqlalchemy.exc
     from celery.exceptions import SoftTimeLimitExceeded
 
-    from pipelines.incremental import retried
+    from pipelines.nightly.incremental import retried
 
     limits = Limits(stage=Stage.EXTRACT, time_limit_s=30, infrastructure_retries=0, pages_pending_retries=0)
 

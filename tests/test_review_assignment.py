@@ -8,12 +8,13 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from pipelines.review.assignment import AssignmentError, Selection, assign
+from pipelines.review.assignment import AssignmentError, assign
+from pipelines.review.listing import Selection
 from pipelines.review.queue import NotYours, claim_next, decide, hold
 from storage import schema
 from storage.database import session_scope
 from test_web_queue import ITEMS, seed
-from web.users import create_user, disable_user
+from pipelines.review.users import create_user, disable_user
 
 NOW = datetime(2026, 12, 1, 9, 0)
 LEASE_S = 900

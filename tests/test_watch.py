@@ -28,7 +28,7 @@ from sqlalchemy import func, select
 
 from conftest import REPO, run_cli, wait_until
 from pipelines.datamodel import DocumentStatus, IntakeState
-from pipelines.intake import (
+from pipelines.intake.rules import (
     ERROR_SUFFIX, OUTCOME_FOLDERS, UNDECODABLE_NAME, DropFolder, Signature, error_file, free_path, ignored, is_outage,
     is_stable, name_refusal, observe, outbox_of, outcome_folder, outcome_state, storable_name,
 )
@@ -413,10 +413,10 @@ def ledger_cli(env: dict[str, str]) -> list[dict]:
 def test_a_restart_finishes_each_step_a_kill_interrupted(tmp_path: Path) -> None:
     """The states a kill -9 can leave, made on purpose, and one reconcile + tick over them
     (the embedded broker: the messages sent wait for workers that are not started)."""
+    from pipelines.intake.watcher import Watcher
+    from pipelines.producer import submit_batch
     from workers.broker import waiting_document_ids
     from workers.celery_app import create_app
-    from pipelines.producer import submit_batch
-    from workers.intake import Watcher
     from workers.lifecycle import reset_embedded_broker
 
     settings = Settings(data_dir=tmp_path / "data", model_enabled=False, watch_batch_window_s=0)
@@ -486,8 +486,8 @@ def test_hostile_names_end_in_failed_one_tick_at_a_time(tmp_path: Path) -> None:
     """Files refused at the claim need no worker, so the loop's steps run here in-process: each
     hostile entry ends in failed/ with its error record under a name that fits, whatever the
     outbox already holds, and the contract dropped after them is submitted."""
+    from pipelines.intake.watcher import Watcher
     from workers.celery_app import create_app
-    from workers.intake import Watcher
     from workers.lifecycle import reset_embedded_broker
 
     settings = Settings(data_dir=tmp_path / "data", model_enabled=False, watch_batch_window_s=0, watch_stable_s=0,

@@ -19,11 +19,11 @@ from fastapi.routing import iter_route_contexts
 
 from conftest import REPO, base_env, free_port, postgres_database, run_cli, sqlite_url, wait_until
 from test_web_queue import ITEMS, seed
+from pipelines.review.users import create_user
 from pipelines.settings import Settings
 from storage.database import session_scope
 from web.app import create_app
 from web.auth import PUBLIC_PATHS
-from web.users import create_user
 
 MAX_FAILURES = 3
 USERS = {"alice": "admin", "bob": "reviewer", "carol": "reviewer", "dave": "reviewer"}
@@ -122,6 +122,17 @@ def app_paths(tmp_path: Path) -> list[tuple[str, str]]:
         path = re.sub(r"\{[^}]+\}", "x", route.path)
         found += [(method, path) for method in sorted(route.methods) if method != "HEAD"]
     return found
+
+
+def test_the_router_table_keeps_the_pages_apart_from_the_api() -> None:
+    from web.routes import API, PAGES, PROBES
+
+    pages = [route.path for router in (*PAGES, *PROBES) for route in router.routes]
+    api = [route.path for router in API for route in router.routes]
+    assert pages and api
+    assert [path for path in pages if path.startswith("/api")] == []
+    assert [path for path in api if not path.startswith("/api/")] == []
+    assert [route.path for router in (*PAGES, *PROBES) for route in router.routes if route.include_in_schema] == []
 
 
 def test_without_a_session_every_path_but_three_is_refused(server: Server, tmp_path: Path) -> None:

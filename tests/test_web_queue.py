@@ -1,4 +1,4 @@
-"""The review queue's listing (web/queue_listing.py) on SQLite and PostgreSQL: most urgent
+"""The review queue's listing (pipelines/review/listing.py) on SQLite and PostgreSQL: most urgent
 first, filters, pagination, totals, and what a reviewer (not an admin) sees."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from conftest import postgres_database
 from pipelines.playbook.severity import WEIGHTS
+from pipelines.review.listing import QueueFilters, list_queue
 from storage import schema
 from storage.database import session_scope
-from web.queue_listing import QueueFilters, list_queue
 
 # (contract, category, stakes, p_wrong, status, assignee): priority = weight(stakes) × p_wrong.
 ITEMS = [

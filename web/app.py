@@ -1,4 +1,4 @@
-"""`create_app(settings)`: the reviewers' web app, assembled from web/routes and the auth gate."""
+"""`create_app(settings)`: the reviewers' web app, assembled from the router table (web/routes) and the auth gate."""
 from __future__ import annotations
 
 from fastapi import FastAPI
@@ -10,7 +10,7 @@ from web.api_errors import validation_failed
 from web.auth import AuthGate
 from web.login_throttle import LoginThrottle, PasswordChecks
 from web.pages import templates
-from web.routes import agreement, assign, items, login, ops, queue, users
+from web.routes import ROUTERS, ops
 from web.secret_key import session_secret
 from web.security_headers import SecurityHeaders
 
@@ -31,8 +31,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.throttle = LoginThrottle(settings.login_max_failures, settings.login_window_s)
     app.state.password_checks = PasswordChecks()
     app.state.metrics = ops.metrics_registry(settings)
-    for module in (login, queue, assign, items, users, agreement, ops):
-        app.include_router(module.router)
+    for router in ROUTERS:
+        app.include_router(router)
     # The last middleware added runs first: the session is read before the gate looks at it.
     app.add_middleware(AuthGate, database_url=settings.effective_database_url)
     app.add_middleware(SessionMiddleware, secret_key=session_secret(settings), session_cookie=SESSION_COOKIE,

@@ -29,8 +29,8 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
+from pipelines.review.users import Account, active_user
 from storage.database import session_scope
-from web.users import Account, active_user
 
 PUBLIC_PATHS = frozenset({"/login", "/healthz", "/metrics"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -14,9 +14,9 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
 from pipelines.review.queue import Decision, decide
 from storage.repository import load_text
-from web.item_view import CATEGORIES, ItemView, check_visible, load_item
 
 
 @dataclass(frozen=True)

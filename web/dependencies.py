@@ -13,9 +13,9 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
+from pipelines.review.users import Account
 from storage.database import session_scope
 from web.auth import admin_user, current_user
-from web.users import Account
 
 User = Annotated[Account, Depends(current_user)]
 Admin = Annotated[Account, Depends(admin_user)]

@@ -2,7 +2,7 @@
 
 Seeds a database with N review items (default 100,000) over 2,000 documents of 20 batches,
 with random categories, priorities, statuses (10% decided) and assignees (5%), then times
-web.queue_listing.list_queue (the count per status plus one page) for the first page, a deep
+pipelines.review.listing.list_queue (the count per status plus one page) for the first page, a deep
 page, and each filter.  Best of three, in milliseconds.
 
     python ops/benchmarks/review_queue.py                      # a temporary SQLite file
@@ -24,10 +24,10 @@ from sqlalchemy import insert  # noqa: E402
 
 from pipelines.categories import CUAD_CATEGORIES  # noqa: E402
 from pipelines.playbook.severity import WEIGHTS  # noqa: E402
+from pipelines.review.listing import QueueFilters, list_queue  # noqa: E402
 from storage import schema  # noqa: E402
 from storage.database import session_scope  # noqa: E402
 from storage.migrate import upgrade  # noqa: E402
-from web.queue_listing import QueueFilters, list_queue  # noqa: E402
 
 DOCUMENTS, BATCHES = 2_000, 20
 

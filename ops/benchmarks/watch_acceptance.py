@@ -108,7 +108,7 @@ def main() -> int:
     if not CUAD_PDFS.is_dir():
         print(f"CUAD PDFs not found at {CUAD_PDFS}", file=sys.stderr)
         return 2
-    from pipelines.intake import storable_name
+    from pipelines.intake.rules import storable_name
     from pipelines.samples.broken import write_broken_samples
     from pipelines.samples.contracts import generate_contract
     from pipelines.samples.hostile import write_named_entry
@@ -181,7 +181,7 @@ def main() -> int:
 
 
 def check(run: Run, contracts: list[Path], total: int, exit_code: int) -> list[str]:
-    from pipelines.intake import ERROR_SUFFIX, OUTCOME_FOLDERS, UNDECODABLE_NAME, name_refusal, storable_name
+    from pipelines.intake.rules import ERROR_SUFFIX, OUTCOME_FOLDERS, UNDECODABLE_NAME, name_refusal, storable_name
 
     failures: list[str] = []
     listed = subprocess.run([sys.executable, "-m", "pipelines.cli", "intake", "--json"], env=run.env, cwd=REPO,

@@ -17,7 +17,7 @@ from rich.table import Table
 from pipelines import logs
 from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options
 from pipelines.cli.console import console, shown
-from pipelines.intake import PORTFOLIO_FILES, DropFolder, outbox_of
+from pipelines.intake.rules import PORTFOLIO_FILES, DropFolder, outbox_of
 from pipelines.settings import get_settings
 
 
@@ -43,8 +43,8 @@ def watch(
 
     Files arriving together are audited as one batch. A failed file lands in failed/ with NAME.error.json saying why: drop it again to retry. A file with the bytes of a contract already audited lands in duplicates/. A restart, even after kill -9, resumes every file where it was.
     """
+    from pipelines.intake.watcher import OUTAGES, Watcher, watching
     from pipelines.reports import VIEWS
-    from workers.intake import OUTAGES, Watcher, watching
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")

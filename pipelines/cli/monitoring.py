@@ -18,7 +18,7 @@ def flower_credentials(value: str, min_length: int) -> list[str]:
     """The `user:password` pairs of Settings.flower_basic_auth; raises ValueError, naming the
     entry by position only (it holds a password), when one is not a pair or its password breaks
     the review app's rule (Flower shows and controls every worker)."""
-    from web.users import password_problem
+    from pipelines.review.users import password_problem
 
     pairs = [entry.strip() for entry in value.split(",") if entry.strip()]
     for position, pair in enumerate(pairs, start=1):

@@ -11,8 +11,8 @@ import typer
 from pipelines import logs
 from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options, contract_inputs, workers_for
 from pipelines.cli.console import console
-from pipelines.cli.stopping import exit_code, stop_celery_worker_on_signal
 from pipelines.cli.progress import wait_for_batch
+from pipelines.cli.stopping import exit_code, stop_celery_worker_on_signal
 from pipelines.settings import get_settings
 
 _OUT_HELP = ("Folder for the batch reports (report.html, .xlsx, .json, findings.csv, predictions.jsonl) and the "
@@ -36,16 +36,10 @@ def nightly(
 
     A contract is audited again only if its bytes, the rule pack, the model or the playbook changed since its last audit; the others keep their results (the run says how many it audited). Runs over the same paths are compared: new, changed and removed contracts, findings that appeared or vanished, risk-level changes and the review items added, plus the renewal-notice and term-end deadlines of the next 30, 60 and 90 days, also as deadlines.ics for a calendar. CLAUSEMILL_WEBHOOK_URL, when set, gets a JSON summary at the end.
     """
+    from pipelines.nightly.cron import ScheduleError, zone
+    from pipelines.nightly.runs import NightlyJob, finish_run, nightly_paths, send_planned, start_run
     from pipelines.reports import VIEWS
-    from pipelines.schedule import ScheduleError, zone
     from workers.celery_app import create_app
-    from workers.schedule import (
-        NightlyJob,
-        finish_run,
-        nightly_paths,
-        send_planned,
-        start_run,
-    )
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
@@ -112,9 +106,10 @@ def scheduler(
 
     CLAUSEMILL_NIGHTLY_CRON is a crontab(5) line (default '0 2 * * *': 02:00 every night) read in CLAUSEMILL_TIMEZONE (default UTC; daylight saving time neither doubles nor drops a run); CLAUSEMILL_NIGHTLY_PATHS names the folders, separated by ':'. Each window runs once, even with several schedulers on one database: one sends, the others stand by. A run that finds the previous one still going is skipped and recorded; a night missed within 24 h runs once when the scheduler starts, older ones are not replayed. With no servers configured it starts its own embedded workers.
     """
+    from pipelines.nightly.beat import STOP_DEADLINE_S, describe_next, run_scheduler
+    from pipelines.nightly.cron import Cron, ScheduleError
+    from pipelines.nightly.runs import NightlyJob, nightly_paths
     from pipelines.reports import VIEWS
-    from pipelines.schedule import Cron, ScheduleError
-    from workers.schedule import STOP_DEADLINE_S, NightlyJob, describe_next, nightly_paths, run_scheduler
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")

@@ -92,7 +92,8 @@ def assign(
     import getpass
 
     from pipelines.playbook.severity import WEIGHTS
-    from pipelines.review.assignment import AssignmentError, Selection, assign as assign_items
+    from pipelines.review.assignment import AssignmentError, assign as assign_items
+    from pipelines.review.listing import Selection
     from storage.database import session_scope
     from storage.schema import utcnow
 

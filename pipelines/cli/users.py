@@ -1,4 +1,4 @@
-"""`clausemill users`: the people who log in to the review app (web/users.py does the work)."""
+"""`clausemill users`: the people who log in to the review app (pipelines/review/users.py does the work)."""
 from __future__ import annotations
 
 import sys
@@ -32,8 +32,8 @@ def list_all(context: typer.Context) -> None:
     """The users: name, role, whether disabled, when created."""
     if context.invoked_subcommand is not None:
         return
+    from pipelines.review.users import list_users
     from storage.database import session_scope
-    from web.users import list_users
 
     with session_scope(get_settings().effective_database_url, write=False) as session:
         accounts = list_users(session)
@@ -53,7 +53,7 @@ def add(
 ) -> None:
     """Add a user; the password (at least CLAUSEMILL_PASSWORD_MIN_LENGTH characters) comes from
     a prompt, or from stdin when it is not a terminal."""
-    from web.users import UserError, create_user
+    from pipelines.review.users import UserError, create_user
 
     min_length = get_settings().password_min_length
     _run(lambda session: create_user(session, name, role, read_password(), min_password_length=min_length),
@@ -64,7 +64,7 @@ def add(
 def disable(name: Annotated[str, typer.Argument(help="The login name.")]) -> None:
     """Disable a user: no more logins, and their open sessions stop working.  Users are never
     deleted, since the audit trail names them."""
-    from web.users import UserError, disable_user
+    from pipelines.review.users import UserError, disable_user
 
     _run(lambda session: disable_user(session, name), UserError, f"Disabled {name}.")
 

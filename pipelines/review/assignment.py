@@ -13,34 +13,19 @@ Two UPDATEs, never a loop over rows, so a filter matching 100,000 items is one s
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.orm import Session
 
 from pipelines import logs
+from pipelines.review.listing import Selection, filter_conditions
 from pipelines.review.queue import OPEN, decided_by
 from storage.schema import Document, ReviewItem, User
 
 
 class AssignmentError(ValueError):
     """An assignment that cannot be made; the message says why, for people."""
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which open items: those with these ids (when given) that also match every filter set."""
-
-    ids: Sequence[int] | None = None
-    batch: str | None = None
-    contract: str | None = None
-    """A document's file name, exactly (as the queue filters it)."""
-    category: str | None = None
-    severity: str | None = None
-    assignee: str | None = None
-    """Only items assigned to this person now (to move one reviewer's work to another)."""
 
 
 def assign(session: Session, selection: Selection, to: str | None, by: str, now: datetime) -> int:
@@ -76,20 +61,8 @@ def _check_assignable(session: Session, name: str) -> None:
 
 def _conditions(selection: Selection) -> list[ColumnElement[bool]]:
     """The WHERE clauses of the selection, documents reached by a subquery (an UPDATE has no join)."""
-    conditions: list[ColumnElement[bool]] = [ReviewItem.status == OPEN]
-    if selection.ids is not None:
-        conditions.append(ReviewItem.id.in_(list(selection.ids)))
-    if selection.category is not None:
-        conditions.append(ReviewItem.category == selection.category)
-    if selection.severity is not None:
-        conditions.append(ReviewItem.severity == selection.severity)
-    if selection.assignee is not None:
-        conditions.append(ReviewItem.assignee == selection.assignee)
-    documents = []
-    if selection.batch is not None:
-        documents.append(Document.batch_id == selection.batch)
-    if selection.contract is not None:
-        documents.append(Document.filename == selection.contract)
+    items, documents = filter_conditions(selection)
+    conditions = [ReviewItem.status == OPEN, *items]
     if documents:
         conditions.append(ReviewItem.document_id.in_(select(Document.id).where(*documents)))
     return conditions

@@ -1,1 +1,15 @@
-"""The app's routes, one module per part of it; web/app.py includes each module's `router`."""
+"""The router table: every part of the app, the pages a person opens kept apart from the JSON
+API under /api (the only part in the OpenAPI schema) and from the probes operators read.
+
+Handlers live in one module per part of the app (login, queue, assign, items, users,
+agreement, ops); each module has a `pages` router and, where it answers JSON, an `api` one.
+web/app.py mounts the routers in this order.
+"""
+from fastapi import APIRouter
+
+from web.routes import agreement, assign, items, login, ops, queue, users
+
+PAGES: tuple[APIRouter, ...] = (login.pages, queue.pages, assign.pages, items.pages, users.pages, agreement.pages)
+API: tuple[APIRouter, ...] = (queue.api, assign.api, items.api)
+PROBES: tuple[APIRouter, ...] = (ops.probes,)
+ROUTERS: tuple[APIRouter, ...] = (*PAGES, *API, *PROBES)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from pipelines.review.agreement import agreement
@@ -10,10 +9,10 @@ from web.auth import admin_user
 from web.dependencies import ReadSession, batch_filter
 from web.pages import render
 
-router = APIRouter(dependencies=[Depends(admin_user)], include_in_schema=False)  # a page, not API
+pages = APIRouter(dependencies=[Depends(admin_user)], include_in_schema=False)
 
 
-@router.get("/agreement", response_class=HTMLResponse)
+@pages.get("/agreement")
 def agreement_page(request: Request, session: ReadSession, batch: str | None = None) -> Response:
     """Per category, the pairs of decisions on double-reviewed items and Cohen's kappa."""
     batch = batch_filter(batch)

@@ -10,47 +10,32 @@ from typing import Annotated
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.responses import Response
 
-from pipelines.playbook.severity import WEIGHTS
-from pipelines.review.assignment import AssignmentError, Selection, assign
+from pipelines.review.assignment import AssignmentError, assign
+from pipelines.review.listing import Filters, Selection
+from pipelines.review.users import Account
 from storage.database import session_scope
 from storage.schema import utcnow
 from web.api_errors import WRITE, refusals
 from web.dependencies import Admin
 from web.pages import render
-from web.queue_listing import QueueFilters, blank_is_none, known_severity
-from web.users import Account
 
-router = APIRouter()
+pages = APIRouter(include_in_schema=False)
+api = APIRouter(prefix="/api")
 MAX_IDS = 1000
 ItemIdValue = Annotated[int, Field(ge=1, le=2**31 - 1)]
-FILTERS = ("batch", "contract", "category", "severity", "assignee")
-"""The queue filters an assignment honours (status is always open: only open items move)."""
 
 
-class AssignIn(BaseModel):
+class AssignIn(Filters):
+    """The queue's filters (status is always open: only open items move), or ids, and to whom."""
+
     to: str | None = Field(description="Who gets the items; null gives them back to everyone (unassigns).")
     item_ids: list[ItemIdValue] | None = Field(
         default=None, max_length=MAX_IDS,
         description="Only these items; without them every open item the filters match (all open items without filters).")
-    batch: str | None = None
-    contract: str | None = Field(default=None, description="A document's file name, exactly.")
-    category: str | None = None
-    severity: str | None = Field(default=None, description=f"The playbook stakes: {', '.join(WEIGHTS)}.")
-    assignee: str | None = Field(default=None, description="Only items assigned to this user now.")
-
-    @field_validator(*FILTERS, mode="before")
-    @classmethod
-    def _blank_is_none(cls, value: object) -> object:
-        return blank_is_none(value)
-
-    @field_validator("severity")
-    @classmethod
-    def _known_severity(cls, value: str | None) -> str | None:
-        return known_severity(value)
 
     @field_validator("to")
     @classmethod
@@ -74,17 +59,17 @@ def _assign(request: Request, selection: Selection, to: str | None, admin: Accou
         raise HTTPException(status_code=400, detail=str(error)) from error
 
 
-@router.post("/api/items/assign", response_model=Assigned,
+@api.post("/items/assign", response_model=Assigned,
              responses=refusals(400, *WRITE, _400="The user does not exist or is disabled.",
                                 _403="Only admins assign work, and only with the session's CSRF token."))
 def assign_api(request: Request, body: AssignIn, admin: Admin) -> Assigned:
     """Assign open items, chosen by id and/or the queue's filters, to a user (or to nobody);
     claims held by anyone else on them are released."""
-    selection = Selection(ids=body.item_ids, **{name: getattr(body, name) for name in FILTERS})
+    selection = body.selection(body.item_ids)
     return Assigned(assigned=_assign(request, selection, body.to, admin), to=body.to)
 
 
-@router.post("/assign", response_class=HTMLResponse, include_in_schema=False)
+@pages.post("/assign")
 def assign_form(request: Request, admin: Admin, action: Annotated[str, Form()], scope: Annotated[str, Form()],
                 to: Annotated[str, Form()] = "", item: Annotated[list[int] | None, Form()] = None,
                 batch: Annotated[str, Form()] = "", contract: Annotated[str, Form()] = "",
@@ -93,10 +78,10 @@ def assign_form(request: Request, admin: Admin, action: Annotated[str, Form()], 
     """The queue page's form: the ticked items, or every open item its filters match, to the
     chosen user (or to nobody); then back to the same queue, saying how many moved."""
     try:
-        filters = QueueFilters(batch=batch, contract=contract, category=category, severity=severity, assignee=assignee)
+        filters = Filters(batch=batch, contract=contract, category=category, severity=severity, assignee=assignee)
     except ValidationError as error:
         return _refused(request, "; ".join(e["msg"] for e in error.errors()), {})
-    kept = {name: getattr(filters, name) for name in FILTERS if getattr(filters, name) is not None}
+    kept = filters.given()
     if action not in ("assign", "unassign") or scope not in ("selected", "filtered"):
         return _refused(request, "Choose to assign or unassign, the ticked items or all matching ones.", kept)
     target = to.strip() or None if action == "assign" else None
@@ -104,7 +89,7 @@ def assign_form(request: Request, admin: Admin, action: Annotated[str, Form()], 
         return _refused(request, "Choose whom to assign the items to.", kept)
     if scope == "selected" and not item:
         return _refused(request, "No item was ticked: tick the items to assign, or choose all matching items.", kept)
-    selection = Selection(ids=item if scope == "selected" else None, **kept)
+    selection = filters.selection(item if scope == "selected" else None)
     try:
         count = _assign(request, selection, target, admin)
     except HTTPException as error:

@@ -1,7 +1,7 @@
 """Working the queue: next item, the item page, its page image, the lease, decisions, undo.
 
 Pages post forms and redirect; /api answers JSON.  The work is done by
-pipelines.review.queue (claims, leases, decisions, undo) and web/item_view.py (what an item
+pipelines.review.queue (claims, leases, decisions, undo) and pipelines/review/item_view.py (what an item
 shows); this module maps their errors to HTTP: ReviewConflict and NotYours 409 with their
 message, ValueError 400, LookupError 404.
 
@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi import Path as PathParam
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from pydantic import AwareDatetime, BaseModel
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
@@ -28,20 +28,21 @@ from starlette.responses import Response
 
 from pipelines import logs
 from pipelines.parsers.limits import ReadLimits
+from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
+from pipelines.review.listing import keep_priorities_current
 from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
-from pipelines.schedule import as_utc
+from pipelines.review.users import Account
+from pipelines.utc import as_utc
 from storage.database import session_scope
 from storage.schema import Document, utcnow
 from web.api_errors import WRITE, refusals
-from web.dependencies import User, batch_filter
 from web.deciding import Fields, record
-from web.item_view import CATEGORIES, ItemView, check_visible, load_item
+from web.dependencies import User, batch_filter
 from web.page_images import PageUnavailable, page_png
 from web.pages import render
-from web.queue_listing import keep_priorities_current
-from web.users import Account
 
-router = APIRouter()
+pages = APIRouter(include_in_schema=False)
+api = APIRouter(prefix="/api")
 ItemId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="The review item's id.")]
 """Bounded to the id column's range, so PostgreSQL is never asked for an integer it cannot hold."""
 T = TypeVar("T")
@@ -120,7 +121,7 @@ def _on_to_next(request: Request, user: Account, batch: str | None) -> Response:
     return RedirectResponse("/?" + urlencode({"batch": batch}) if batch else "/", status_code=303)
 
 
-@router.get("/next", response_class=HTMLResponse, include_in_schema=False)
+@pages.get("/next")
 def next_page(request: Request, user: User, batch: str | None = None) -> Response:
     """The button that claims the next open item: following a link claims nothing."""
     try:
@@ -129,7 +130,7 @@ def next_page(request: Request, user: User, batch: str | None = None) -> Respons
         return _refused(request, error)
 
 
-@router.post("/next", response_class=HTMLResponse, include_in_schema=False)
+@pages.post("/next")
 def next_form(request: Request, user: User, batch: Annotated[str, Form()] = "") -> Response:
     """Claim the most urgent open item (or the one you hold) and go to its page."""
     try:
@@ -138,7 +139,7 @@ def next_form(request: Request, user: User, batch: Annotated[str, Form()] = "") 
         return _refused(request, error)
 
 
-@router.post("/api/items/next", response_model=ItemView,
+@api.post("/items/next", response_model=ItemView,
              responses={204: {"description": "No open item is waiting."}, **refusals(400, *WRITE)})
 def api_next(request: Request, user: User, batch: str | None = None) -> ItemView | Response:
     """Claim the most urgent open item (or the one you hold) for a lease; 204 when none waits."""
@@ -148,7 +149,7 @@ def api_next(request: Request, user: User, batch: str | None = None) -> ItemView
 
 # --- the item -------------------------------------------------------------------------------------
 
-@router.get("/items/{item_id}", response_class=HTMLResponse, include_in_schema=False)
+@pages.get("/items/{item_id}")
 def item_page(request: Request, item_id: ItemId, user: User) -> Response:
     """The item as it stands; its script renews the lease only on an item the user holds."""
     try:
@@ -160,13 +161,13 @@ def item_page(request: Request, item_id: ItemId, user: User) -> Response:
                                          "renew_ms": renew_ms})
 
 
-@router.get("/api/items/{item_id}", response_model=ItemView, responses=refusals(401, 404))
+@api.get("/items/{item_id}", response_model=ItemView, responses=refusals(401, 404))
 def api_item(request: Request, item_id: ItemId, user: User) -> ItemView:
     """The item with its context, the machine's call, the playbook issue and the audit trail."""
     return _view(request, item_id, user)
 
 
-@router.get("/items/{item_id}/page.png", include_in_schema=False)
+@pages.get("/items/{item_id}/page.png")
 async def page_image(request: Request, item_id: ItemId, user: User) -> Response:
     """The item's PDF page as PNG with the evidence boxed; 404 for a text document."""
     view = await run_in_threadpool(_view, request, item_id, user)
@@ -192,14 +193,14 @@ def _file_of(session: Session, document_id: int) -> tuple[str, str]:
     return document.path, document.sha256
 
 
-@router.post("/api/items/{item_id}/lease", response_model=Lease, responses=refusals(*WRITE, 404, 409))
+@api.post("/items/{item_id}/lease", response_model=Lease, responses=refusals(*WRITE, 404, 409))
 def lease(request: Request, item_id: ItemId, user: User) -> Lease:
     """Hold the item while you work on it: claims it if nobody holds it, renews your lease if
     you do (your other claims go back to the queue); 409 while someone else holds it."""
     return Lease(item_id=item_id, lease_until=_hold(request, item_id, user))
 
 
-@router.post("/items/{item_id}/hold", response_class=HTMLResponse, include_in_schema=False)
+@pages.post("/items/{item_id}/hold")
 def hold_form(request: Request, item_id: ItemId, user: User) -> Response:
     """The item page's Hold button: the item is yours until you decide or the lease runs out."""
     try:
@@ -228,7 +229,7 @@ def _decide(request: Request, item_id: int, user: Account, action: str, version:
                                              utcnow()))
 
 
-@router.post("/items/{item_id}/decision", response_class=HTMLResponse, include_in_schema=False)
+@pages.post("/items/{item_id}/decision")
 def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated[str, Form()],
                 version: Annotated[int, Form()], category: Annotated[str, Form()] = "",
                 start: Annotated[str, Form()] = "", end: Annotated[str, Form()] = "",
@@ -242,7 +243,7 @@ def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated
     return _on_to_next(request, user, None)
 
 
-@router.post("/api/items/{item_id}/decision", response_model=Decision, responses=refusals(
+@api.post("/items/{item_id}/decision", response_model=Decision, responses=refusals(
     400, *WRITE, 404, 409, _400="The decision is incomplete or does not fit the item (a reason, a span, a category).",
     _409="The item moved past `version`, or someone else holds it: the detail says who decided it first."))
 def decide_api(request: Request, item_id: ItemId, body: DecisionIn, user: User) -> Decision:
@@ -259,7 +260,7 @@ def _undo(request: Request, user: Account) -> Decision:
     return decision
 
 
-@router.post("/undo", response_class=HTMLResponse, include_in_schema=False)
+@pages.post("/undo")
 def undo_form(request: Request, user: User) -> Response:
     """Take back your last decision and return to its item, open again and held by you."""
     try:
@@ -269,7 +270,7 @@ def undo_form(request: Request, user: User) -> Response:
     return RedirectResponse(f"/items/{decision.item_id}", status_code=303)
 
 
-@router.post("/api/undo", response_model=Decision, responses=refusals(
+@api.post("/undo", response_model=Decision, responses=refusals(
     *WRITE, 404, 409, _404="You have no decision to undo.",
     _409="The item was decided again since your decision, which can no longer be taken back."))
 def undo_api(request: Request, user: User) -> Decision:

@@ -5,28 +5,28 @@ import math
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from pipelines.review.users import Account, authenticate, end_sessions
 from storage.database import session_scope
 from web.auth import local_target, start_session
 from web.dependencies import User
 from web.login_throttle import ServerBusy
 from web.pages import render
-from web.users import Account, authenticate, end_sessions
 
-router = APIRouter(include_in_schema=False)  # pages and probes, not API
+pages = APIRouter(include_in_schema=False)
 BUSY_RETRY_S = 5
 """What a login refused for a full queue of password checks is told to wait (the queue drains
 in about two seconds: web/login_throttle.py)."""
 
 
-@router.get("/login", response_class=HTMLResponse)
+@pages.get("/login")
 def login_page(request: Request, next: str = "/") -> Response:
     return render(request, "login.html", {"error": "", "name": "", "next": local_target(next)})
 
 
-@router.post("/login", response_class=HTMLResponse)
+@pages.post("/login")
 async def login(request: Request, name: Annotated[str, Form()], password: Annotated[str, Form()],
                 next: Annotated[str, Form()] = "/") -> Response:
     """Log in, unless this name has failed too often from this address lately (429), or more
@@ -60,7 +60,7 @@ def _authenticate(database_url: str, name: str, password: str) -> Account | None
         return authenticate(session, name, password)
 
 
-@router.post("/logout")
+@pages.post("/logout")
 def logout(request: Request, user: User) -> Response:
     """Log out everywhere: every session this user has open ends, not only this cookie, since
     a cookie copied before logout would otherwise work until it expired."""

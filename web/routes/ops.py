@@ -14,7 +14,7 @@ from starlette.responses import Response
 from pipelines.settings import Settings
 from storage.database import session_scope
 
-router = APIRouter(include_in_schema=False)  # pages and probes, not API
+probes = APIRouter(include_in_schema=False)  # read by operators and Prometheus, not API
 
 
 def metrics_registry(settings: Settings) -> CollectorRegistry:
@@ -28,7 +28,7 @@ def metrics_registry(settings: Settings) -> CollectorRegistry:
     return registry
 
 
-@router.get("/healthz")
+@probes.get("/healthz")
 def healthz(request: Request) -> JSONResponse:
     """200 when the database answers, 503 (with the error) when it does not."""
     try:
@@ -39,6 +39,6 @@ def healthz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ok", "database": "reachable"})
 
 
-@router.get("/metrics")
+@probes.get("/metrics")
 def metrics(request: Request) -> Response:
     return Response(generate_latest(request.app.state.metrics), media_type=CONTENT_TYPE_LATEST)

@@ -6,20 +6,20 @@ from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 from starlette.responses import Response
 
 from pipelines.playbook.severity import WEIGHTS
 from pipelines.review.double_review import reviews_needed
+from pipelines.review.listing import STATUSES, QueueFilters, QueuePage, keep_priorities_current, list_queue
+from pipelines.review.users import Account, list_users
 from storage.database import session_scope
 from web.api_errors import refusals
 from web.dependencies import User
 from web.pages import render
-from web.queue_listing import STATUSES, QueueFilters, QueuePage, keep_priorities_current, list_queue
-from web.users import Account, list_users
 
-router = APIRouter()
+pages = APIRouter(include_in_schema=False)
+api = APIRouter(prefix="/api")
 
 Filters = Annotated[QueueFilters, Query()]
 
@@ -59,7 +59,7 @@ def _queue(request: Request, filters: QueueFilters, user: Account) -> QueuePage:
         return list_queue(session, filters, visible_to=None if user.is_admin else user.name)
 
 
-@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+@pages.get("/")
 def queue_page(request: Request, filters: Filters, user: User) -> Response:
     q = _queue(request, filters, user)
 
@@ -78,7 +78,7 @@ def _assignable(request: Request) -> list[str]:
         return [account.name for account in list_users(session) if not account.disabled]
 
 
-@router.get("/api/items", response_model=Items, responses=refusals(401))
+@api.get("/items", response_model=Items, responses=refusals(401))
 def api_items(request: Request, filters: Filters, user: User) -> Items:
     """The queue as JSON, most urgent first: the page's items, the total and the count per status."""
     q = _queue(request, filters, user)

@@ -1,19 +1,19 @@
-"""Admins manage users: list, add, disable (web/users.py does the work)."""
+"""Admins manage users: list, add, disable (pipelines/review/users.py does the work)."""
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from pipelines.review.users import ROLES, UserError, create_user, disable_user, list_users
 from storage.database import session_scope
 from web.auth import admin_user
 from web.dependencies import Admin
 from web.pages import render
-from web.users import ROLES, UserError, create_user, disable_user, list_users
 
-router = APIRouter(dependencies=[Depends(admin_user)], include_in_schema=False)  # pages, not API
+pages = APIRouter(dependencies=[Depends(admin_user)], include_in_schema=False)
 
 
 def _page(request: Request, error: str = "", status_code: int = 200) -> Response:
@@ -22,12 +22,12 @@ def _page(request: Request, error: str = "", status_code: int = 200) -> Response
     return render(request, "users.html", {"users": users, "roles": ROLES, "error": error}, status_code=status_code)
 
 
-@router.get("/users", response_class=HTMLResponse)
+@pages.get("/users")
 def users_page(request: Request) -> Response:
     return _page(request)
 
 
-@router.post("/users", response_class=HTMLResponse)
+@pages.post("/users")
 def add_user(request: Request, name: Annotated[str, Form()], role: Annotated[str, Form()],
              password: Annotated[str, Form()]) -> Response:
     settings = request.app.state.settings
@@ -39,7 +39,7 @@ def add_user(request: Request, name: Annotated[str, Form()], role: Annotated[str
     return RedirectResponse("/users", status_code=303)
 
 
-@router.post("/users/{name}/disable", response_class=HTMLResponse)
+@pages.post("/users/{name}/disable")
 def disable(request: Request, name: str, admin: Admin) -> Response:
     """Disable a user; not oneself, so the last admin cannot lock everyone out by a slip."""
     if name == admin.name:

@@ -139,7 +139,7 @@ class NightlyReport:
     """One nightly run: which run, how much it audited again, what changed, what is due."""
 
     run: dict  # schedule, trigger, window_start, batch_id, previous_batch_id, timezone...
-    audited: dict  # pipelines.incremental.Plan.to_dict()
+    audited: dict  # pipelines.nightly.incremental.Plan.to_dict()
     delta: Delta
     deadlines: list[Deadline]
     as_of: date

@@ -1,6 +1,8 @@
 """The review queue as a reviewer browses it: filtered, most urgent first, one page at a time.
 
-Listing only; claims and decisions belong to pipelines/review/queue.py.  Two queries: the
+Listing only; claims and decisions belong to pipelines/review/queue.py.  The filters are
+built here once (`filter_conditions`), for the listing and for assignment
+(pipelines/review/assignment.py), which reaches documents by a subquery.  Two queries: the
 count per status (a GROUP BY status, which the (status, priority) index covers), and one
 page, LIMIT/OFFSET over review_items ordered by (priority DESC, id), which the same index
 walks for status=open.  Documents are joined for counting only when a batch or contract
@@ -12,6 +14,7 @@ items.  Severity is the playbook stakes the item's priority was computed from.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal
@@ -40,23 +43,49 @@ def blank_is_none(value: object) -> object:
     return None if isinstance(value, str) and not value.strip() else value
 
 
-def known_severity(value: str | None) -> str | None:
-    if value is not None and value not in WEIGHTS:
-        raise ValueError(f"severity is one of {', '.join(WEIGHTS)}")
-    return value
+@dataclass(frozen=True)
+class Selection:
+    """Which items: those with these ids (when given) that also match every filter set."""
+
+    ids: Sequence[int] | None = None
+    batch: str | None = None
+    contract: str | None = None
+    """A document's file name, exactly."""
+    category: str | None = None
+    severity: str | None = None
+    assignee: str | None = None
+    """Only items assigned to this person now."""
 
 
-class QueueFilters(BaseModel):
-    """What a reviewer narrows the queue to; a blank field (an empty form input) filters nothing."""
+def filter_conditions(selection: Selection) -> tuple[list[ColumnElement[bool]], list[ColumnElement[bool]]]:
+    """The WHERE clauses of a selection: those on review_items, and those on the documents,
+    which the caller reaches by a join (a listing) or a subquery (an UPDATE has no join)."""
+    items: list[ColumnElement[bool]] = []
+    if selection.ids is not None:
+        items.append(ReviewItem.id.in_(list(selection.ids)))
+    if selection.category is not None:
+        items.append(ReviewItem.category == selection.category)
+    if selection.severity is not None:
+        items.append(ReviewItem.severity == selection.severity)
+    if selection.assignee is not None:
+        items.append(ReviewItem.assignee == selection.assignee)
+    documents: list[ColumnElement[bool]] = []
+    if selection.batch is not None:
+        documents.append(Document.batch_id == selection.batch)
+    if selection.contract is not None:
+        documents.append(Document.filename == selection.contract)
+    return items, documents
+
+
+class Filters(BaseModel):
+    """The queue's filters as a request gives them (a query string, a form, a JSON body); a blank
+    field (an empty form input) filters nothing."""
 
     batch: str | None = None
     contract: str | None = Field(default=None, description="A document's file name, exactly.")
     category: str | None = None
     severity: str | None = Field(default=None, description=f"The playbook stakes: {', '.join(WEIGHTS)}.")
-    status: Literal["open", "decided", "all"] = "open"
-    assignee: str | None = None
-    page: int = Field(default=1, ge=1, le=1_000_000)  # OFFSET stays a 64-bit integer
-    per_page: int = Field(default=PER_PAGE, ge=1, le=200)
+    assignee: str | None = Field(default=None, description="Only items assigned to this user now.")
 
     @field_validator("batch", "contract", "category", "severity", "assignee", mode="before")
     @classmethod
@@ -66,7 +95,26 @@ class QueueFilters(BaseModel):
     @field_validator("severity")
     @classmethod
     def _known_severity(cls, value: str | None) -> str | None:
-        return known_severity(value)
+        if value is not None and value not in WEIGHTS:
+            raise ValueError(f"severity is one of {', '.join(WEIGHTS)}")
+        return value
+
+    def selection(self, ids: Sequence[int] | None = None) -> Selection:
+        return Selection(ids=ids, batch=self.batch, contract=self.contract, category=self.category,
+                         severity=self.severity, assignee=self.assignee)
+
+    def given(self) -> dict[str, str]:
+        """The filters set, by name (to carry them back to the queue's URL)."""
+        return {name: value for name, value in self.model_dump(include=set(Filters.model_fields)).items()
+                if value is not None}
+
+
+class QueueFilters(Filters):
+    """What a reviewer narrows the queue to, which statuses, and which page."""
+
+    status: Literal["open", "decided", "all"] = "open"
+    page: int = Field(default=1, ge=1, le=1_000_000)  # OFFSET stays a 64-bit integer
+    per_page: int = Field(default=PER_PAGE, ge=1, le=200)
 
 
 @dataclass(frozen=True)
@@ -89,20 +137,10 @@ def _conditions(filters: QueueFilters, visible_to: str | None) -> tuple[list[Col
 
     `visible_to` limits a reviewer to items assigned to them or to nobody; None (an admin)
     sees everyone's."""
-    conditions: list[ColumnElement[bool]] = []
-    if filters.batch is not None:
-        conditions.append(Document.batch_id == filters.batch)
-    if filters.contract is not None:
-        conditions.append(Document.filename == filters.contract)
-    if filters.category is not None:
-        conditions.append(ReviewItem.category == filters.category)
-    if filters.severity is not None:
-        conditions.append(ReviewItem.severity == filters.severity)
-    if filters.assignee is not None:
-        conditions.append(ReviewItem.assignee == filters.assignee)
+    items, documents = filter_conditions(filters.selection())
     if visible_to is not None:
-        conditions.append(or_(ReviewItem.assignee == visible_to, ReviewItem.assignee.is_(None)))
-    return conditions, filters.batch is not None or filters.contract is not None
+        items.append(or_(ReviewItem.assignee == visible_to, ReviewItem.assignee.is_(None)))
+    return [*items, *documents], bool(documents)
 
 
 def _scoped(query: Select, conditions: list[ColumnElement[bool]], join: bool) -> Select:

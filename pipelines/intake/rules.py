@@ -2,7 +2,8 @@
 a finished file goes.
 
 Plain decisions over names, stat results and times, so they are tested without a watcher;
-workers/intake.py runs them as a process (events, rescans, claims, batches, moves).
+the other modules of pipelines/intake/ run them as a process (events, rescans, claims,
+batches, moves), wired together in watcher.py.
 
     INBOX/            what people and programs drop files into
     OUTBOX/.work/     claimed files, one folder per claim, while their documents run

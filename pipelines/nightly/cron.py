@@ -21,6 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import croniter
 
+from pipelines.utc import as_utc
+
 CATCH_UP = timedelta(hours=24)
 """A window missed (no scheduler was running) is caught up if it started at most this long ago;
 older ones are not replayed."""
@@ -131,13 +133,3 @@ def catch_up(window: datetime, now: datetime) -> bool:
     """Whether a window that no run claimed yet may still run now (missed within CATCH_UP)."""
     return as_utc(now) - as_utc(window) <= CATCH_UP
 
-
-def as_utc(moment: datetime) -> datetime:
-    """Aware UTC; a naive datetime is taken to be UTC, as the database stores them
-    (storage.schema.utcnow), so a time read back says its zone."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def to_naive_utc(moment: datetime) -> datetime:
-    """How the database stores a moment (storage.schema.utcnow's form)."""
-    return as_utc(moment).replace(tzinfo=None)

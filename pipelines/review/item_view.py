@@ -26,7 +26,7 @@ from pipelines.category_descriptions import description
 from pipelines.datamodel import PAGE_SEPARATOR, Box, Finding
 from pipelines.review.budget import same_evidence
 from pipelines.review.double_review import reviews_needed
-from pipelines.schedule import as_utc
+from pipelines.utc import as_utc
 from storage.repository import trail
 from storage.schema import Document, Page, ReviewItem
 
