@@ -2,13 +2,17 @@
 
 A legal team loses money on dates, not clauses: the last day to stop an automatic renewal,
 the day a term ends.  Both follow from three key terms: the expiration date, the renewal term
-and the notice period to terminate a renewal.
+(with how it renews: pipelines.terms.renewal) and the notice period to terminate a renewal.
 
-  - With a notice period, the contract renews unless notice is given: the deadline is the
-    end of the current term minus the notice period.  The current term is the initial one,
-    extended by the renewal term for as long as its notice date has already passed.
-  - Without one, the deadline is the end of the current term: the initial one, rolled
-    forward by the renewal term when the contract renews by itself.
+  - The term in force on a date is the initial one, rolled forward by the renewal term only
+    where the contract renews by itself, and never more often than it allows.  An option or a
+    conditional extension renews only if someone acts or something happens, so it ends the
+    term on the calendar; rolling it forward would invent a term.
+  - With a notice period, the deadline is the end of the term in force minus the notice.
+    Where that day has just passed, the deadline is the renewal itself, saying the notice
+    window closed, and when the next one closes.
+  - An option whose exercise needs notice gives the last day to exercise it; otherwise an
+    option, like a term without renewal, gives the day the term ends.
 
 Deadlines within the next 90 days are listed in three horizons (30, 60, 90 days) and exported
 to deadlines.ics, one all-day event per deadline with the contract and the quotes the dates
@@ -32,14 +36,18 @@ from pipelines.datamodel import DocumentResult, KeyTerm
 from pipelines.playbook.values import parse_days, says_no
 from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes
 from pipelines.terms.durations import as_relativedelta
+from pipelines.terms.renewal import RenewalKind, kind_of
 
 HORIZONS: tuple[int, ...] = (30, 60, 90)
 EXPIRATION, RENEWAL, NOTICE = "Expiration Date", "Renewal Term", "Notice Period To Terminate Renewal"
 REMINDER = timedelta(days=7)
 """Calendar events remind this long before the deadline."""
 
-Kind = Literal["renewal-notice", "term-end"]
-KIND_TITLES: dict[str, str] = {"renewal-notice": "Last day for notice of non-renewal", "term-end": "Contract term ends"}
+Kind = Literal["renewal-notice", "renewal", "option-deadline", "term-end"]
+KIND_TITLES: dict[str, str] = {"renewal-notice": "Last day for notice of non-renewal", "renewal": "Contract renews",
+                               "option-deadline": "Last day to exercise the renewal option",
+                               "term-end": "Contract term ends"}
+Status = Literal["running", "expired", "perpetual", "until terminated", "not stated"]
 
 _UNIT = re.compile(r"\b(year|month)s?\b", re.IGNORECASE)
 _ROLL_LIMIT = 10_000
@@ -56,6 +64,79 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class TermInForce:
+    """Where a contract stands on a date: running (until `end`), expired (on `end`), perpetual,
+    until terminated, or not stated (no expiration could be read)."""
+
+    status: Status
+    end: date | None = None
+    initial_end: date | None = None
+    renewals: int = 0
+    """Automatic renewals rolled forward to reach `end`."""
+    kind: RenewalKind | None = None
+    """How the contract renews; None where it states no renewal."""
+    limit: int | None = None
+    """How many renewals it allows; None where it does not say (successive periods)."""
+    next_end: date | None = None
+    """Where the next automatic renewal would end the term; None where none follows `end`."""
+
+    def to_dict(self) -> dict:
+        """JSON-ready: dates as ISO strings, and the status in words."""
+        data = {k: v.isoformat() if isinstance(v, date) else v for k, v in asdict(self).items()}
+        return {**data, "shown": self.shown()}
+
+    def shown(self) -> str:
+        """In a few words, for a table cell: "until 23 Dec 2026 · renews", "expired 1 Feb 2021"."""
+        if self.status == "expired" and self.end is not None:
+            return f"expired {self.end:%d %b %Y}"
+        if self.status != "running" or self.end is None:
+            return self.status
+        how = {"option": "renewal option", "conditional": "conditional extension"}.get(self.kind or "")
+        if self.next_end is not None:
+            how = "renews"
+        elif self.kind == "automatic":
+            how = "last renewal" if self.renewals else "does not renew again"
+        return f"until {self.end:%d %b %Y}" + (f" · {how}" if how else "")
+
+
+def term_in_force(terms: dict[str, KeyTerm], as_of: date) -> TermInForce:
+    """The term in force on `as_of`, from the expiration date and how the contract renews."""
+    expiration = _value(terms.get(EXPIRATION))
+    if expiration in ("perpetual", "until terminated"):
+        return TermInForce(expiration)
+    expiry = parse_iso_date(expiration)
+    if expiry is None:
+        return TermInForce("not stated")
+    renewal = terms.get(RENEWAL)
+    renewal_value = _value(renewal)
+    kind = kind_of(renewal.detail) if renewal is not None and renewal_value and not says_no(renewal_value) else None
+    limit = renewal.detail.get("limit") if renewal is not None and kind is not None else None
+    if kind == "automatic" and renewal_value == "perpetual":
+        if expiry >= as_of:
+            return TermInForce("running", expiry, expiry, 0, kind, limit)
+        return TermInForce("until terminated", None, expiry, 0, kind, limit)
+    period = calendar_period(renewal_value) if kind == "automatic" else None
+    renewals = 0
+    if period is not None and expiry < as_of:  # the smallest count of renewals that reaches today, within the limit
+        renewals = _renewals_to_reach(expiry, period, as_of)
+        if limit is not None:
+            renewals = min(renewals, limit)
+    end = expiry + period * renewals if period is not None else expiry
+    follows = period is not None and (limit is None or renewals < limit)
+    next_end = expiry + period * (renewals + 1) if follows and period is not None else None
+    return TermInForce("running" if end >= as_of else "expired", end, expiry, renewals, kind, limit, next_end)
+
+
+def _renewals_to_reach(expiry: date, period: relativedelta, as_of: date) -> int:
+    """How many periods after `expiry` the term first ends on or after `as_of`, counted from the
+    expiry each time (so a term ending on 31 January ends on the last day of each month)."""
+    renewals = 0
+    while expiry + period * renewals < as_of and renewals < _ROLL_LIMIT:
+        renewals += 1
+    return renewals
+
+
+@dataclass(frozen=True)
 class Deadline:
     filename: str
     path: str
@@ -64,12 +145,18 @@ class Deadline:
     kind: Kind
     date: date
     days: int  # from the run's date
-    horizon: int  # the first of HORIZONS the deadline falls within
+    horizon: int | None  # the first of HORIZONS the deadline falls within; None beyond the last
     term_end: date
-    notice: str | None  # the notice period as the contract states it
     renewal: str | None
     computed: str  # how the term end was reached, for the event's description
     evidence: tuple[Evidence, ...]
+    confidence: float
+    """The least confidence of the key terms the date was computed from."""
+    notice: str | None = None  # the notice period as the contract states it
+    closed: date | None = None
+    """For a renewal whose notice window has passed, the last day notice could be given."""
+    next_notice: date | None = None
+    """For such a renewal, the last day for notice before the term after it ends."""
 
     @property
     def title(self) -> str:
@@ -83,9 +170,22 @@ class Deadline:
         return hashlib.sha256(key.encode()).hexdigest()[:24] + "@clausemill"
 
     def explanation(self) -> str:
+        renewal = self.renewal or "renewal term unknown"
         if self.kind == "renewal-notice":
-            return (f"The term ends on {self.term_end:%d %B %Y} and renews ({self.renewal or 'renewal term unknown'}) "
+            return (f"The term ends on {self.term_end:%d %B %Y} and renews ({renewal}) "
                     f"unless notice of non-renewal is given {self.notice} before it.")
+        if self.kind == "renewal" and self.closed is not None:
+            following = f"; the next window closes on {self.next_notice:%d %B %Y}" if self.next_notice else ""
+            return (f"The notice window closed on {self.closed:%d %B %Y}; the contract renews on "
+                    f"{self.term_end:%d %B %Y} ({renewal}){following}.")
+        if self.kind == "renewal" and self.notice:
+            return (f"The contract renews on {self.term_end:%d %B %Y} ({renewal}) unless notice of non-renewal is "
+                    f"given {self.notice} before it.")
+        if self.kind == "renewal":
+            return f"The term ends on {self.term_end:%d %B %Y} and renews by itself ({renewal}); no notice period is stated."
+        if self.kind == "option-deadline":
+            return (f"The term ends on {self.term_end:%d %B %Y}; a party may renew it ({renewal}) "
+                    f"by notice given {self.notice} before it.")
         return f"The term ends on {self.term_end:%d %B %Y}."
 
     def description(self) -> str:
@@ -97,9 +197,10 @@ class Deadline:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data.update(date=self.date.isoformat(), term_end=self.term_end.isoformat(), title=self.title,
-                    explanation=self.explanation(), uid=self.uid)
+        """JSON-ready: dates as ISO strings, with the title, the explanation and the evidence pages."""
+        data = {k: v.isoformat() if isinstance(v, date) else v for k, v in asdict(self).items()}
+        data.update(title=self.title, explanation=self.explanation(), uid=self.uid,
+                    pages=sorted({e.page for e in self.evidence}))
         return data
 
 
@@ -111,52 +212,77 @@ def upcoming_deadlines(assessed: Iterable[Assessed], as_of: date) -> list[Deadli
 
 
 def deadline_for(doc: DocumentResult, assessment: DocumentAssessment, as_of: date) -> Deadline | None:
+    """The contract's next deadline within the last horizon: the last day for notice, a renewal
+    whose notice window has just closed, the last day to exercise an option, or the end of the
+    term; None for a contract that has ended, runs until terminated, or states no date."""
+    return next((d for d in deadlines_of(doc, assessment, as_of) if d.horizon is not None), None)
+
+
+def deadlines_of(doc: DocumentResult, assessment: DocumentAssessment, as_of: date) -> list[Deadline]:
+    """Every dated event of the term in force on `as_of`, soonest first: the last day for notice
+    of non-renewal or to exercise an option while it is still ahead, then the day the term
+    renews or ends.  Empty for a contract that has ended, runs until terminated, or states no
+    date."""
     terms = assessment.key_terms
-    expiry = parse_iso_date(_value(terms.get(EXPIRATION)))
-    if expiry is None:
-        return None  # perpetual, not stated, unread or in conflict: no date to keep
-    notice_text, renewal_text = _value(terms.get(NOTICE)), _value(terms.get(RENEWAL))
-    notice, renewal = calendar_period(notice_text), calendar_period(renewal_text)
-    if renewal is not None and terms[RENEWAL].detail.get("automatic") is False:
-        renewal = None  # an option to renew: the term ends unless someone acts
-    term_end, rolled = expiry, 0
-    lead = notice if notice is not None else relativedelta()
-    for rolled in range(_ROLL_LIMIT):
-        if term_end - lead >= as_of:
-            break
-        if renewal is None:
-            return None  # its date passed and it does not renew by itself
-        term_end += renewal
-    else:
-        return None
-    kind: Kind = "renewal-notice" if notice is not None else "term-end"
-    due = term_end - lead
-    days = (due - as_of).days
-    horizon = next((h for h in HORIZONS if days <= h), None)
-    if horizon is None:
-        return None
+    term = term_in_force(terms, as_of)
+    if term.status != "running" or term.end is None:
+        return []
+    notice = calendar_period(_value(terms.get(NOTICE))) if term.next_end is not None else None
+    exercise = _exercise_notice(terms) if term.kind == "option" else None
     used = [(c, t) for c in (EXPIRATION, RENEWAL, NOTICE) if (t := terms.get(c)) is not None and t.finding is not None]
-    name = _value(terms.get("Document Name"))
-    return Deadline(
-        filename=doc.filename, path=doc.path, contract=name or doc.filename, parties=_value(terms.get("Parties")),
-        kind=kind, date=due, days=days, horizon=horizon, term_end=term_end,
-        notice=_shown(NOTICE, terms) if notice is not None else None,
-        renewal=_shown(RENEWAL, terms) if renewal is not None else None,
-        computed=_computation(terms[EXPIRATION], expiry, rolled, renewal is not None),
-        evidence=tuple(Evidence(category, _shown(category, terms), quote["text"], quote["page"])
-                       for category, term in used for quote in quotes(term)),
-    )
+    common = {
+        "filename": doc.filename, "path": doc.path, "contract": _value(terms.get("Document Name")) or doc.filename,
+        "parties": _value(terms.get("Parties")), "term_end": term.end,
+        "renewal": _shown(RENEWAL, terms) if term.kind is not None else None,
+        "computed": _computation(terms[EXPIRATION], term),
+        "evidence": tuple(Evidence(category, _shown(category, terms), quote["text"], quote["page"])
+                          for category, read in used for quote in quotes(read)),
+        "confidence": min((read.finding.confidence for _, read in used if read.finding is not None), default=0.0),
+    }
+
+    def event(kind: Kind, due: date, **fields: object) -> Deadline:
+        days = (due - as_of).days
+        return Deadline(kind=kind, date=due, days=days, horizon=next((h for h in HORIZONS if days <= h), None),
+                        **common, **fields)  # type: ignore[arg-type]
+
+    found = []
+    if notice is not None and term.end - notice >= as_of:
+        found.append(event("renewal-notice", term.end - notice, notice=_shown(NOTICE, terms)))
+        found.append(event("renewal", term.end, notice=_shown(NOTICE, terms)))
+    elif notice is not None:
+        found.append(event("renewal", term.end, notice=_shown(NOTICE, terms), closed=term.end - notice,
+                           next_notice=term.next_end - notice if term.next_end is not None else None))
+    elif term.next_end is not None:
+        found.append(event("renewal", term.end))
+    else:
+        if exercise is not None and term.end - exercise >= as_of:
+            found.append(event("option-deadline", term.end - exercise,
+                               notice=terms[RENEWAL].detail.get("exercise_notice_text")))
+        found.append(event("term-end", term.end))
+    return found
 
 
-def _computation(expiration: KeyTerm, expiry: date, rolled: int, renews: bool) -> str:
+def _exercise_notice(terms: dict[str, KeyTerm]) -> relativedelta | None:
+    """The notice an option to renew must be exercised with, where the contract states one."""
+    renewal = terms.get(RENEWAL)
+    return as_relativedelta(renewal.detail.get("exercise_notice") or "") if renewal is not None else None
+
+
+def _computation(expiration: KeyTerm, term: TermInForce) -> str:
     """How the term end was reached, in a sentence: where the expiry came from, and how many
-    renewals were rolled forward to pass today."""
-    how = how_read(expiration)
-    text = f"Initial term ends {expiry:%d %B %Y} ({how})."
-    if rolled:
-        text += f" Renewed {rolled} time{'s' if rolled > 1 else ''} since, as the contract renews by itself."
-    elif renews:
+    renewals were rolled forward to pass today, or why none were."""
+    text = f"Initial term ends {term.initial_end:%d %B %Y} ({how_read(expiration)})."
+    limit = f" (at most {term.limit})" if term.limit is not None else ""
+    if term.renewals:
+        text += f" Renewed {term.renewals} time{'s' if term.renewals > 1 else ''}{limit} since, as the contract renews by itself."
+    elif term.kind == "automatic" and term.next_end is not None:
         text += " The contract renews by itself after that."
+    if term.kind == "automatic" and term.next_end is None and term.limit is not None:
+        text += " No further renewal: the contract allows no more."
+    elif term.kind == "option":
+        text += " A party may renew it; the calendar does not assume it will."
+    elif term.kind == "conditional":
+        text += " It extends only if a condition is met; the calendar does not assume it is."
     return text
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -50,15 +51,17 @@ def load_reported(session: Session, batch_id: str, analysers: Iterable[str]) -> 
     return ReportedBatch(batch, apply_review(batch, stored, trails, calibrations, playbook), playbook, options)
 
 
-def write_batch_reports(settings: Settings, batch_id: str, out: Path, view: str) -> tuple[ReportedBatch, list[Path]]:
-    """Every report of the batch into `out` (pipelines.reports.write_reports), decided; returns
-    what was read and the paths written.  `audit`, `report` and the watcher's reports/BATCH/."""
+def write_batch_reports(settings: Settings, batch_id: str, out: Path, view: str,
+                        as_of: date | None = None) -> tuple[ReportedBatch, list[Path]]:
+    """Every report of the batch into `out` (pipelines.reports.write_reports), decided, deadlines
+    counted from `as_of` (default today); returns what was read and the paths written.  `audit`,
+    `report` and the watcher's reports/BATCH/."""
     from pipelines.reports import write_reports
 
     with session_scope(settings.effective_database_url, write=False) as session:
         reported = load_reported(session, batch_id, settings.analysers)
     return reported, write_reports(reported.batch, out, view=view, playbook=reported.playbook,
-                                   assessments=reported.assessments)
+                                   assessments=reported.assessments, as_of=as_of)
 
 
 def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers: Iterable[str],

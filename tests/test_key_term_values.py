@@ -105,11 +105,16 @@ def test_an_option_to_renew_or_a_term_left_open_makes_no_event():
 def test_report_and_spreadsheet_show_each_value_with_confidence_and_evidence(tmp_path: Path):
     batch = BatchResult("b-1", "done", "2026-12-01T00:00:00Z", "2026-12-01T00:01:00Z", [
         DocumentResult(1, "msa.pdf", "/in/msa.pdf", DocumentStatus.DONE, page_count=5, findings=EVERGREEN)])
-    write_reports(batch, tmp_path, view="full")
+    write_reports(batch, tmp_path, view="full", as_of=date(2026, 10, 1))
     book = openpyxl.load_workbook(tmp_path / "report.xlsx")
     row = dict(zip(CONTRACT_HEADERS, next(book["Contracts"].iter_rows(min_row=2, values_only=True))))
     assert row["Effective Date"].date() == date(2009, 3, 1)  # a date cell: the portfolio sorts by it
-    assert row["Agreement Date"] == "not stated" and row["Governing Law"] == "New York"
+    assert row["Governing Law"] == "New York" and row["Forum"] == "the courts of New York County"
+    # a date column holds dates only: "not stated" is the empty cell's comment
+    agreement_date = book["Contracts"].cell(row=2, column=CONTRACT_HEADERS.index("Agreement Date") + 1)
+    assert agreement_date.value is None and agreement_date.comment.text == "not stated"
+    assert row["Term in force"] == "until 01 Mar 2027 · renews"
+    assert row["Next deadline"].date() == date(2026, 12, 1) and row["Deadline"] == "Last day for notice of non-renewal"
     # durations are days to sort and filter by, shown in the contract's words
     assert row["Initial Term"] == 1096 and row["Renewal Term"] == 365
     formats = {h: c.number_format for h, c in zip(CONTRACT_HEADERS, book["Contracts"][2])}

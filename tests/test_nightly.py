@@ -167,14 +167,22 @@ def test_a_missed_night_runs_once_when_the_scheduler_starts_and_older_ones_are_n
 # --- deadlines on contracts whose dates are known ------------------------------------------
 
 def expected_deadline(contract: SyntheticContract, as_of: date) -> tuple[str, date] | None:
-    """The deadline as the contract's own terms give it, computed from the generator's values."""
+    """The deadline as the contract's own terms give it, computed from the generator's values:
+    an automatic renewal rolls the term on, and its deadline is the notice date, or the renewal
+    itself once that has passed; a term that does not renew by itself just ends."""
     end = contract.expiration_date
-    lead = timedelta(days=contract.notice_days or 0)
-    while end - lead < as_of:
-        if contract.renewal is None or not contract.renewal.automatic:
+    renews = contract.renewal is not None and contract.renewal.automatic
+    while end < as_of:
+        if not renews:
             return None  # ended, and it does not renew by itself
         end = end.replace(year=end.year + contract.renewal.term_years)
-    kind, due = ("renewal-notice" if contract.notice_days else "term-end"), end - lead
+    notice = end - timedelta(days=contract.notice_days or 0)
+    if not renews:
+        kind, due = "term-end", end
+    elif contract.notice_days and notice >= as_of:
+        kind, due = "renewal-notice", notice
+    else:
+        kind, due = "renewal", end  # its notice window has closed (or it needs none)
     return (kind, due) if (due - as_of).days <= 90 else None
 
 
@@ -204,6 +212,7 @@ def test_deadlines_on_synthetic_contracts_match_their_known_dates(tmp_path: Path
     notice_days = [expected_deadline(c, date(2027, 1, 30)) for c in contracts]
     as_of_dates += [d for _, d in filter(None, notice_days)]  # the deadline day itself: 0 days left
     as_of_dates += [d - timedelta(days=n) for _, d in filter(None, notice_days) for n in (30, 31, 60, 61, 90, 91)]
+    as_of_dates += [d + timedelta(days=1) for _, d in filter(None, notice_days)]  # the notice window just closed
     seen_kinds, seen_horizons = set(), set()
     for as_of in as_of_dates:
         for contract, document, assessment in assessed:
@@ -216,7 +225,7 @@ def test_deadlines_on_synthetic_contracts_match_their_known_dates(tmp_path: Path
                 assert {e.category for e in found.evidence} >= {"Expiration Date"}
                 seen_kinds.add(found.kind)
                 seen_horizons.add(found.horizon)
-    assert seen_kinds == {"renewal-notice", "term-end"} and seen_horizons == {30, 60, 90}
+    assert seen_kinds == {"renewal-notice", "renewal", "term-end"} and seen_horizons == {30, 60, 90}
 
 
 # --- the webhook ---------------------------------------------------------------------------
@@ -335,7 +344,8 @@ def ics_events(path: Path) -> dict[str, tuple[str, date]]:
 
 
 def expected_events(contracts: dict[str, SyntheticContract], as_of: date) -> dict[str, tuple[str, date]]:
-    titles = {"renewal-notice": "Last day for notice of non-renewal", "term-end": "Contract term ends"}
+    titles = {"renewal-notice": "Last day for notice of non-renewal", "renewal": "Contract renews",
+              "term-end": "Contract term ends"}
     expected = {}
     for name, contract in contracts.items():
         if found := expected_deadline(contract, as_of):
@@ -380,15 +390,15 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
     assert "re-audited 0 of 6 documents; 6 unchanged (nothing to re-audit)" in second.stdout
     # The notification failed: said with its URL, and the exit status; the reports are written all the same.
     assert second.returncode == 1 and f"webhook {unreachable} failed after 1 attempt(s): ConnectError" in second.stderr
-    report = json.loads((tmp_path / "night-2" / "nightly.json").read_text())
+    report = json.loads((tmp_path / "night-2" / "latest" / "nightly.json").read_text())
     assert report["changes"]["counts"] == {"new": 0, "changed": 0, "removed": 0, "unchanged": 6, "findings_appeared": 0,
                                            "findings_vanished": 0, "risk_changes": 0, "review_items_added": 0}
     assert report["audited"] == {"documents": 6, "re_audited": 0, "unchanged": 6, "carried": 6, "full": False}
-    events = ics_events(tmp_path / "night-2" / "deadlines.ics")
+    events = ics_events(tmp_path / "night-2" / "latest" / "deadlines.ics")
     assert events == expected_events(contracts, date.fromisoformat(as_of)) and len(events) == 4
     assert {d["filename"]: d["horizon"] for d in report["deadlines"]["items"]} == {
         "contract-6.txt": 60, "contract-14.txt": 60, "contract-38.txt": 60, "contract-10.txt": 90}
-    assert (tmp_path / "night-2" / "report.html").exists() and "Upcoming deadlines" in (tmp_path / "night-2" / "nightly.html").read_text()
+    assert (tmp_path / "night-2" / "latest" / "report.html").exists() and "Upcoming deadlines" in (tmp_path / "night-2" / "latest" / "nightly.html").read_text()
     with session_scope(url, write=False) as session:
         runs = session.scalars(select(schema.ScheduleRun).order_by(schema.ScheduleRun.id)).all()
         first_batch, second_batch = (run.batch_id for run in runs)
@@ -412,14 +422,14 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
         assert item is not None
         rejected, rejected_in = (item.category, item.evidence["start"]), session.get(schema.Document, item.document_id).filename
         decide(session, item.id, "ann", "reject", item.version, datetime(2026, 12, 20, 9), reason="not_a_clause")
-    assert rejected in reported_spans(tmp_path / "night-2", rejected_in)
+    assert rejected in reported_spans(tmp_path / "night-2" / "latest", rejected_in)
 
     changed_from = {d.filename: d.id for d in carried}["contract-14.txt"]
     write_txt(generate_contract(39), repo / "contract-14.txt")  # another contract under the same name
     third = nightly(env, str(repo), "--out", str(tmp_path / "night-3"), "--as-of", as_of)
     assert "re-audited 1 of 6 documents; 5 unchanged" in third.stdout
-    assert rejected not in reported_spans(tmp_path / "night-3", rejected_in)
-    report = json.loads((tmp_path / "night-3" / "nightly.json").read_text())
+    assert rejected not in reported_spans(tmp_path / "night-3" / "latest", rejected_in)
+    report = json.loads((tmp_path / "night-3" / "latest" / "nightly.json").read_text())
     changes = report["changes"]
     assert [c["filename"] for c in changes["changed"]] == ["contract-14.txt"] and not changes["new"] and not changes["removed"]
     with session_scope(url, write=False) as session:
@@ -430,24 +440,29 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
     assert Counter((f["category"], f["text"]) for f in changes["appeared"]).total() == (after - before).total() > 0
     assert Counter((f["category"], f["text"]) for f in changes["vanished"]).total() == (before - after).total() > 0
     assert {c["filename"] for c in changes["appeared"] + changes["vanished"]} == {"contract-14.txt"}
-    assert "contract-14.txt" not in ics_events(tmp_path / "night-3" / "deadlines.ics")  # seed 39 has no renewal
+    assert "contract-14.txt" not in ics_events(tmp_path / "night-3" / "latest" / "deadlines.ics")  # seed 39 has no renewal
 
     (repo / "contract-21.txt").unlink()
     odd_name = "new <b>&co.txt"
     write_txt(generate_contract(7), repo / odd_name)
     fourth = nightly(env, str(repo), "--out", str(tmp_path / "night-4"), "--as-of", as_of)
     assert "re-audited 1 of 6 documents; 5 unchanged" in fourth.stdout
-    changes = json.loads((tmp_path / "night-4" / "nightly.json").read_text())["changes"]
+    changes = json.loads((tmp_path / "night-4" / "latest" / "nightly.json").read_text())["changes"]
     assert [c["filename"] for c in changes["new"]] == [odd_name]
     assert [c["filename"] for c in changes["removed"]] == ["contract-21.txt"]
     assert changes["review_added"] and {r["filename"] for r in changes["review_added"]} == {odd_name}
-    html = (tmp_path / "night-4" / "nightly.html").read_text()
+    html = (tmp_path / "night-4" / "latest" / "nightly.html").read_text()
     assert escape(odd_name) in html and odd_name not in html
 
     playbook = tmp_path / "playbook.yaml"
     playbook.write_text((REPO / "pipelines" / "playbook" / "default.yaml").read_text() + "\n# tightened by legal\n")
-    fifth = nightly(env, str(repo), "--out", str(tmp_path / "night-5"), "--playbook", str(playbook))
+    fourth_folder = (tmp_path / "night-4" / "latest").resolve()
+    fifth = nightly(env, str(repo), "--out", str(tmp_path / "night-4"), "--playbook", str(playbook))
     assert "re-audited 6 of 6 documents; 0 unchanged" in fifth.stdout  # a new playbook: everything again
+    # into the same folder: a run never overwrites another; latest leads to the newer one
+    runs = sorted(p for p in (tmp_path / "night-4").iterdir() if p.name != "latest")
+    assert len(runs) == 2 and fourth_folder in runs and (fourth_folder / "nightly.json").exists()
+    assert (tmp_path / "night-4" / "latest").resolve() == next(p for p in runs if p != fourth_folder)
 
 
 def test_nightly_refuses_bad_input_with_a_clear_message(embedded_env: dict[str, str], tmp_path: Path) -> None:
@@ -559,6 +574,7 @@ def test_two_schedulers_on_one_redis_run_a_window_once(server_env: dict[str, str
     assert receiver.bodies[0]["documents"]["documents"] == 2 and runs[0].summary["webhook"]["delivered"] is True
     folder = out / f"{runs[0].window_start.replace(tzinfo=UTC).astimezone(Cron('0 2 * * *', 'Europe/Berlin').zone):%Y-%m-%d_%H%M}"
     assert {"nightly.html", "nightly.json", "deadlines.ics", "report.html"} <= {p.name for p in folder.iterdir()}
+    assert (out / "latest").resolve() == folder.resolve()
 
 
 @pytest.mark.services

@@ -38,7 +38,7 @@ SPOOFED = "halcyon-distribution-\u202efdp.txt"
 """A text file whose name reads "...-txt.pdf" wherever the right-to-left override is obeyed."""
 NON_COMPETE = "Neither party shall, during the Term, engage in any competing business in North America."
 UNCAPPED = "Notwithstanding anything to the contrary, the liability of either party for a breach of this Agreement shall be unlimited."
-COLUMNS = ["Contract", "Counterparty", "Type", "Our role", "Expires", "Next notice date", "Level", "Top issues"]
+COLUMNS = ["Contract", "Counterparty", "Type", "Our role", "Term in force", "Next deadline", "Level", "Top issues"]
 LEVELS = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 
 
@@ -197,8 +197,9 @@ def test_triage_table_is_sorted_by_risk_with_its_columns(full: Rendered, summary
     licence = row_named(full.html, "granite-peak-licence.pdf")
     assert cell(licence, "counterparty").text_content() == "Granite Peak Payments LLC"
     assert cell(licence, "role").text_content() == "Licensee" and cell(licence, "type").text_content() == "licence"
-    assert cell(licence, "expires").text_content() == "March 1, 2023"
-    assert cell(licence, "expires").get("data-sort") == "2023-03-01"
+    # first expiring 1 March 2023, renewed each year since: the term in force, not the first expiry
+    assert cell(licence, "term").text_content() == "until 01 Mar 2027 · renews"
+    assert cell(licence, "term").get("data-sort") == "2027-03-01"
     assert cell(licence, "notice").get("data-sort") == "2027-01-30"  # renewed to 1 March 2027, 30 days' notice
     assert "no Cap On Liability (medium)" in licence.text_content()
     critical = row_named(full.html, "copperleaf-licence.pdf")
@@ -277,10 +278,10 @@ def check_sorting(page) -> None:  # noqa: ANN001
     assert ascending[-3:] == ["none"] * 3  # not assessed stays last
     page.click("#triage th[data-key=level] button")
     assert levels(page)[0] == "critical"
-    page.click("#triage th[data-key=expires] button")
-    expires = page.eval_on_selector_all("#triage tbody tr td[data-col=expires]", "cells => cells.map(c => c.dataset.sort)")
-    dated = [d for d in expires if d]
-    assert dated == sorted(dated) and expires[: len(dated)] == dated
+    page.click("#triage th[data-key=term] button")
+    ends = page.eval_on_selector_all("#triage tbody tr td[data-col=term]", "cells => cells.map(c => c.dataset.sort)")
+    dated = [d for d in ends if d]
+    assert dated == sorted(dated) and ends[: len(dated)] == dated
     assert page.get_attribute("#triage th[data-key=level]", "aria-sort") == "none"
 
 

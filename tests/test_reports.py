@@ -25,7 +25,7 @@ from pipelines.reports.tables import (
 SCORER = Path(__file__).resolve().parents[2] / "shared" / "tools" / "cuad_score.py"
 NON_COMPETE = "Supplier shall not, during the Term, sell competing products in North America."
 FAILURE = "encrypted PDF: a password is required <script>alert(1)</script>"
-OUTPUTS = ["report.json", "report.html", "report.xlsx", "findings.csv", "predictions.jsonl"]
+OUTPUTS = ["report.json", "report.html", "report.xlsx", "findings.csv", "predictions.jsonl", "deadlines.ics"]
 
 
 def f(category: str, start: int, end: int, confidence: float, source: str = "rules", *, page: int = 3,

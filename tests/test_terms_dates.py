@@ -322,7 +322,7 @@ def test_renewal_option_is_not_automatic():
     renewal = terms["Renewal Term"]
     assert renewal.value == "P2Y"
     assert renewal.detail["automatic"] is False
-    assert renewal.detail["option"] is True
+    assert renewal.detail["kind"] == "option"
     # the notice that exercises an option is not a notice to stop a renewal (CUAD leaves it blank)
     assert "Notice Period To Terminate Renewal" not in terms
 

@@ -40,9 +40,22 @@ PartyOption = Annotated[Optional[list[str]], typer.Option(
 TierOption = Annotated[Optional[str], typer.Option(
     help="The business tier of every contract in this batch (standard, important, critical, or "
     "CLAUSEMILL_REVIEW_TIERS): a higher tier's review items rank higher.")]
+AsOfOption = Annotated[Optional[str], typer.Option(
+    "--as-of", help="The day (YYYY-MM-DD) deadlines and the term in force are counted from, and the 30/60/90-day "
+    "horizons (default: today).", show_default=False)]
 RegisterOption = Annotated[Optional[Path], typer.Option(
     help="Contract register (CSV with a `file` column and `tier` and/or `value`): each contract's "
     "tier and value weigh its review items' priority; it outranks --tier.", exists=True, dir_okay=False)]
+
+
+def as_of_day(text: str | None) -> date | None:
+    """--as-of as a date; a readable refusal for anything else."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a date like 2026-12-31", param_hint="--as-of") from None
 
 
 def batch_options(playbook: Path | None, view: str, party: list[str] | None = None, due: str | None = None,
@@ -98,7 +111,7 @@ def workers_for(settings: Settings) -> Iterator[object | None]:
 
 def audit(
     paths: Annotated[list[Path], typer.Argument(help="Contract files (PDF, scanned PDF, .txt, .docx) or folders of them.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html, report.xlsx, report.json, findings.csv, predictions.jsonl.")] = Path("clausemill-report"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html, report.xlsx, report.json, findings.csv, predictions.jsonl and deadlines.ics.")] = Path("clausemill-report"),
     playbook: Annotated[Optional[Path], typer.Option(help="Playbook YAML (default: the built-in commercial playbook).", exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal: every piece of evidence) or 'summary' (business: one line per contract).")] = "full",
     batch_id: Annotated[Optional[str], typer.Option(help="Name the batch; re-using a name re-runs that batch in place.")] = None,
@@ -112,12 +125,14 @@ def audit(
                                                  "every re-run; `clausemill review agreement` compares them.")] = 0.0,
     tier: TierOption = None,
     register: RegisterOption = None,
+    as_of: AsOfOption = None,
 ) -> None:
     """Audit contracts: run every document through the DAG and write the reports."""
     from pipelines.reports import VIEWS
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
+    day = as_of_day(as_of)
     settings = get_settings()
     logs.configure("WARNING")
     inputs = contract_inputs(paths)
@@ -145,7 +160,7 @@ def audit(
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None
     try:
-        written = write_outputs(settings, batch_id, out, view)
+        written = write_outputs(settings, batch_id, out, view, day)
     except OSError as error:  # disk full, a read-only folder: the batch is audited and stays in the database
         console.print(f"[red]{error}[/]\nThe batch is audited; write its reports elsewhere with "
                       f"`clausemill report {batch_id} --out DIR`.")
@@ -174,11 +189,13 @@ def report(
     batch_id: Annotated[str, typer.Argument(help="The batch to report on.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("clausemill-report"),
     view: Annotated[str, typer.Option(help="'full' or 'summary'.")] = "full",
+    as_of: AsOfOption = None,
 ) -> None:
     """Write the reports of a batch (finished or not) from the database."""
+    day = as_of_day(as_of)
     settings = get_settings()
     try:
-        written = write_outputs(settings, batch_id, out, view)
+        written = write_outputs(settings, batch_id, out, view, day)
     except (LookupError, OSError) as error:
         console.print(f"[red]{error}[/]")
         raise typer.Exit(1) from None

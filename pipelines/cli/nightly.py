@@ -2,22 +2,25 @@
 scheduler that runs them every night."""
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from pipelines import logs
-from pipelines.cli.batches import PartyOption, RegisterOption, TierOption, batch_options, contract_inputs, workers_for
+from pipelines.cli.batches import (
+    AsOfOption, PartyOption, RegisterOption, TierOption, as_of_day, batch_options, contract_inputs, workers_for,
+)
 from pipelines.cli.console import console
 from pipelines.cli.progress import wait_for_batch
 from pipelines.cli.stopping import exit_code, stop_celery_worker_on_signal
 from pipelines.settings import get_settings
 
-_OUT_HELP = ("Folder for the batch reports (report.html, .xlsx, .json, findings.csv, predictions.jsonl) and the "
-             "nightly ones: nightly.html and nightly.json (what changed since the last run, upcoming deadlines) "
-             "and deadlines.ics.")
+_OUT_HELP = ("Folder for the runs' reports, one subfolder per run (YYYY-MM-DD_HHMM of its start, local time; "
+             "no run overwrites another) and `latest`, a link to the last one: the batch reports (report.html, "
+             ".xlsx, .json, findings.csv, predictions.jsonl, deadlines.ics) and the nightly ones, nightly.html and "
+             "nightly.json (what changed since the last run, upcoming deadlines).")
 
 
 def nightly(
@@ -29,12 +32,12 @@ def nightly(
     party: PartyOption = None,
     tier: TierOption = None,
     register: RegisterOption = None,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="Date (YYYY-MM-DD) the 30/60/90-day deadline horizons count from (default: today in CLAUSEMILL_TIMEZONE).", show_default=False)] = None,
+    as_of: AsOfOption = None,
     timeout: Annotated[float | None, typer.Option(help="Give up waiting after this many seconds (server mode: the run goes on and is reported when it ends).")] = None,
 ) -> None:
     """Audit a contract repository now, incrementally, and report what changed since the last run.
 
-    A contract is audited again only if its bytes, the rule pack, the model or the playbook changed since its last audit; the others keep their results (the run says how many it audited). Runs over the same paths are compared: new, changed and removed contracts, findings that appeared or vanished, risk-level changes and the review items added, plus the renewal-notice and term-end deadlines of the next 30, 60 and 90 days, also as deadlines.ics for a calendar. CLAUSEMILL_WEBHOOK_URL, when set, gets a JSON summary at the end.
+    A contract is audited again only if its bytes, the rule pack, the model or the playbook changed since its last audit; the others keep their results (the run says how many it audited). Runs over the same paths are compared: new, changed and removed contracts, findings that appeared or vanished, risk-level changes and the review items added, plus the deadlines of the next 30, 60 and 90 days (the last day for notice of non-renewal, a renewal whose notice window has just closed, the last day to exercise an option, the end of a term), also as deadlines.ics for a calendar. CLAUSEMILL_WEBHOOK_URL, when set, gets a JSON summary at the end.
     """
     from pipelines.nightly.cron import ScheduleError, zone
     from pipelines.nightly.runs import NightlyJob, finish_run, nightly_paths, send_planned, start_run
@@ -43,7 +46,7 @@ def nightly(
 
     if view not in VIEWS:
         raise typer.BadParameter(f"choose one of {', '.join(VIEWS)}", param_hint="--view")
-    day = _as_of(as_of)
+    day = as_of_day(as_of)
     settings = get_settings()
     logs.configure("WARNING")
     try:
@@ -86,7 +89,7 @@ def nightly(
     typer.echo(f"deadlines as of {report.as_of}: {counts['30']} within 30 days, {counts['60']} in 31-60, "
                f"{counts['90']} in 61-90 (deadlines.ics)")
     if finished.written:
-        typer.echo(f"Reports in {finished.out}: " + ", ".join(p.name for p in finished.written))
+        typer.echo(f"Reports in {finished.out} (also {out / 'latest'}): " + ", ".join(p.name for p in finished.written))
     for error in (finished.reports_error, finished.webhook_error):
         if error:
             console.print(f"[red]{error}[/]")
@@ -95,7 +98,7 @@ def nightly(
 
 
 def scheduler(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the runs' reports, one subfolder per run (YYYY-MM-DD_HHMM of its window, local time).")] = Path("clausemill-nightly"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the runs' reports, one subfolder per run (YYYY-MM-DD_HHMM of its window, local time) and `latest`, a link to the last one.")] = Path("clausemill-nightly"),
     playbook: Annotated[Path | None, typer.Option(help="Playbook YAML (default: the built-in commercial playbook).", exists=True, dir_okay=False)] = None,
     view: Annotated[str, typer.Option(help="Report view: 'full' (legal) or 'summary' (business).")] = "full",
     party: PartyOption = None,
@@ -140,10 +143,3 @@ def scheduler(
         raise typer.Exit(1) from None
 
 
-def _as_of(text: str | None) -> date | None:
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a date like 2026-12-31", param_hint="--as-of") from None

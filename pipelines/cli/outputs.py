@@ -1,6 +1,7 @@
 """A batch's reports, written from the database, and its summary table on the terminal."""
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from rich.console import Console
@@ -25,10 +26,11 @@ def print_summary(batch) -> None:  # type: ignore[no-untyped-def]
     Console().print(table)
 
 
-def write_outputs(settings: Settings, batch_id: str, out: Path, view: str) -> list[Path]:
-    """The batch's reports into `out`, then its summary table on the terminal."""
+def write_outputs(settings: Settings, batch_id: str, out: Path, view: str, as_of: date | None = None) -> list[Path]:
+    """The batch's reports into `out`, deadlines counted from `as_of` (default today), then its
+    summary table on the terminal."""
     from pipelines.reported import write_batch_reports
 
-    reported, written = write_batch_reports(settings, batch_id, out, view)
+    reported, written = write_batch_reports(settings, batch_id, out, view, as_of)
     print_summary(reported.batch)
     return written

@@ -1,11 +1,12 @@
 """Reporting: each finished batch's reports in reports/BATCH_ID/, and the rolling portfolio
-report (report.html, report.xlsx) over every contract the outbox has taken so far, rewritten
+report (report.html, report.xlsx, deadlines.ics) over every contract the outbox has taken so far, rewritten
 at most every PORTFOLIO_EVERY_S while files keep coming, since each rewrite costs more."""
 from __future__ import annotations
 
 import os
 import shutil
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from pipelines import logs
@@ -78,6 +79,7 @@ def _write_batch_reports(context: Context, batch_id: str, folder: Path, view: st
 def _write_portfolio(context: Context, options: dict, view: str) -> None:
     """report.html and report.xlsx over every contract so far, reviewers' decisions applied."""
     from pipelines.aggregate import summarize_batch
+    from pipelines.deadlines import upcoming_deadlines, write_ics
     from pipelines.reported import load_portfolio
     from pipelines.reports.html_report import write_html
     from pipelines.reports.xlsx_report import write_xlsx
@@ -92,10 +94,12 @@ def _write_portfolio(context: Context, options: dict, view: str) -> None:
         return
     assessed = reported.assessed()
     summary = summarize_batch(assessed)
-    html, xlsx = (context.drop.outbox / f".{name}.partial" for name in PORTFOLIO_FILES)
-    write_html(portfolio, assessed, summary, playbook.label, view, html)
-    write_xlsx(assessed, xlsx, view)
-    for partial, name in zip((html, xlsx), PORTFOLIO_FILES, strict=True):
+    html, xlsx, ics = (context.drop.outbox / f".{name}.partial" for name in PORTFOLIO_FILES)
+    today = date.today()
+    write_html(portfolio, assessed, summary, playbook.label, view, html, today)
+    write_xlsx(assessed, xlsx, view, today)
+    write_ics(upcoming_deadlines(assessed, today), ics, datetime.now(UTC))
+    for partial, name in zip((html, xlsx, ics), PORTFOLIO_FILES, strict=True):
         os.replace(partial, context.drop.outbox / name)
     logs.log("portfolio report written", stage=LOG_STAGE, batch_id=None, documents=len(portfolio.documents))
 

@@ -34,7 +34,7 @@ from pipelines.datamodel import DocumentStatus, IntakeState
 
 WORK_FOLDER = ".work"
 REPORTS_FOLDER = "reports"
-PORTFOLIO_FILES = ("report.html", "report.xlsx")
+PORTFOLIO_FILES = ("report.html", "report.xlsx", "deadlines.ics")
 OUTCOME_FOLDERS: dict[IntakeState, str] = {
     IntakeState.PROCESSED: "processed",
     IntakeState.FAILED: "failed",

@@ -9,7 +9,8 @@ are new for it.  Review items of new contracts count as added too: someone must 
 The first run of a repository has nothing to compare with and lists every contract as new.
 
 The report is nightly.html (for the legal team; every piece of contract text is escaped by
-jinja2's autoescaping), nightly.json (the same, machine-readable) and deadlines.ics.
+jinja2's autoescaping) and nightly.json (the same, machine-readable); deadlines.ics is one of
+the batch reports beside them (pipelines.reports).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import DocumentResult, Finding
-from pipelines.deadlines import HORIZONS, KIND_TITLES, Deadline, by_horizon, write_ics
+from pipelines.deadlines import HORIZONS, KIND_TITLES, Deadline, by_horizon
 from pipelines.playbook.values import normalize
 from pipelines.reports.palette import LEVEL_COLORS
 
@@ -156,7 +157,7 @@ class NightlyReport:
 
 
 def write_nightly_report(report: NightlyReport, out_dir: Path) -> list[Path]:
-    """nightly.html, nightly.json and deadlines.ics in `out_dir`, beside the batch reports."""
+    """nightly.html and nightly.json in `out_dir`, beside the batch reports."""
     from pipelines.reports.html_report import environment
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -167,7 +168,7 @@ def write_nightly_report(report: NightlyReport, out_dir: Path) -> list[Path]:
     html_path, json_path = out_dir / "nightly.html", out_dir / "nightly.json"
     html_path.write_text(html, encoding="utf-8")
     json_path.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    return [html_path, json_path, write_ics(report.deadlines, out_dir / "deadlines.ics", report.generated_at)]
+    return [html_path, json_path]
 
 
 # --- comparing two documents ---------------------------------------------------------------

@@ -39,11 +39,13 @@ from pipelines.playbook import Playbook
 from pipelines.producer import document_canvas
 from pipelines.reported import load_reported
 from pipelines.settings import Settings
-from pipelines.utc import to_naive_utc
+from pipelines.utc import as_utc, to_naive_utc
 from storage import history, repository
 from storage.database import session_scope
 
 LOG_STAGE = "schedule"
+LATEST = "latest"
+"""Beside the runs' report folders, the link to the last one written."""
 
 
 # --- what a nightly run audits -----------------------------------------------------------
@@ -95,14 +97,37 @@ class Finished:
 
 # --- starting a run ------------------------------------------------------------------------
 
+def run_folder(out: Path, window_local: datetime) -> Path:
+    """Where one run's reports go: a folder of its own under `out`, named for its window in local
+    time (2026-12-20_0200), so no run overwrites another's; a second run in the same minute (by
+    hand) gets "-2"."""
+    folder = out / f"{window_local:%Y-%m-%d_%H%M}"
+    n = 2
+    while folder.exists():
+        folder, n = out / f"{window_local:%Y-%m-%d_%H%M}-{n}", n + 1
+    return folder
+
+
+def point_latest(latest: Path, folder: Path) -> None:
+    """`latest` (beside the runs' folders) now leads to `folder`: a relative link, replaced in
+    one rename, so a reader never finds it missing."""
+    staged = latest.with_name(f".{latest.name}.{uuid.uuid4().hex[:8]}")
+    os.symlink(folder.name, staged)
+    os.replace(staged, latest)
+
+
 def start_run(app: Celery, settings: Settings, job: NightlyJob, *, window_start: datetime, trigger: str,
               out: Path) -> Started:
     """Claim the window and plan its incremental audit: the batch holds every contract found,
-    the already-audited ones carry their results over; `send_planned` sends the rest."""
+    the already-audited ones carry their results over; `send_planned` sends the rest.  Its
+    reports go to a folder of its own under `out` (run_folder), and `out`/latest leads to the
+    last one written."""
     from pipelines.inputs import collect_inputs
 
     window = to_naive_utc(window_start)
-    summary = {"trigger": trigger, "out": str(out.resolve()), "paths": [str(p) for p in job.paths]}
+    folder = run_folder(out, as_utc(window).astimezone(zone(settings.timezone)))
+    summary = {"trigger": trigger, "out": str(folder.resolve()), "latest": str(out.resolve() / LATEST),
+               "paths": [str(p) for p in job.paths]}
     try:
         inputs = collect_inputs(job.paths)
         problem = None if inputs else f"no .pdf, .txt or .docx files found in {', '.join(map(str, job.paths))}"
@@ -172,8 +197,7 @@ def start_scheduled(app: Celery, settings: Settings, job: NightlyJob, cron: Cron
                   f"{previous.batch_id}) is still running")
         return _record_without_batch(settings, job, window, RunState.SKIPPED, reason,
                                      {**summary, "skip": SkipReason.OVERLAP.value})
-    local = cron.local(window)
-    started = start_run(app, settings, job, window_start=window, trigger="schedule", out=out / f"{local:%Y-%m-%d_%H%M}")
+    started = start_run(app, settings, job, window_start=window, trigger="schedule", out=out)
     if started.state is None:
         logs.log("nightly window already claimed", stage=LOG_STAGE, batch_id=None, schedule=job.schedule,
                  window_start=window.isoformat())
@@ -257,8 +281,10 @@ def finish_run(settings: Settings, run_id: int, *, as_of: date | None = None,
         from pipelines.reports import write_reports
 
         written = write_reports(batch, out, view=options.get("view", "full"), playbook=playbook,
-                                assessments={doc.id: a for doc, a in current if a is not None})
+                                assessments={doc.id: a for doc, a in current if a is not None}, as_of=as_of)
         written += write_nightly_report(report, out)
+        if summary.get("latest"):
+            point_latest(Path(summary["latest"]), out)
     except OSError as error:
         reports_error = f"cannot write the reports to {out}: {error}"
         logs.log("nightly reports not written", stage=LOG_STAGE, batch_id=batch_id, level=logging.ERROR, error=reports_error)

@@ -27,13 +27,13 @@ from markupsafe import Markup, escape
 from pipelines.assessment import Assessed, DocumentAssessment, Issue, Sides
 from pipelines.categories import KEY_TERMS
 from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, MergedFinding
-from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for
+from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for, term_in_force
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
 from pipelines.reports.palette import LEVEL_COLORS, SEVERITY_COLORS
 from pipelines.reports.tables import TOP_ISSUES
 from pipelines.terms import CONTRACT_TYPE
-from pipelines.terms.display import display_value, how_read, key_term_text, parse_iso_date, quotes
+from pipelines.terms.display import display_value, how_read, key_term_text, quotes
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 NEEDS_ATTENTION: tuple[str, ...] = ("critical", "high")
@@ -84,8 +84,8 @@ class ContractView:
     counterparty: str
     contract_type: str
     our_role: str
-    expires: str
-    expires_sort: str  # ISO date, "" when the contract gives none
+    term: str  # the term in force, in a few words (pipelines.deadlines.TermInForce.shown)
+    term_sort: str  # its end as an ISO date, "" when the contract gives none
     deadline: Deadline | None
     top_issues: tuple[str, ...]
     issues: tuple[IssueView, ...]
@@ -130,9 +130,9 @@ class Overview:
 
 
 def write_html(batch: BatchResult, assessed: list[Assessed], summary: dict, playbook_label: str,
-               view: str, path: Path) -> Path:
-    """report.html at `path`, deadlines counted from today (the day the report is read from)."""
-    path.write_text(render_html(batch, assessed, summary, playbook_label, view), encoding="utf-8")
+               view: str, path: Path, as_of: date | None = None) -> Path:
+    """report.html at `path`, deadlines counted from `as_of` (default today)."""
+    path.write_text(render_html(batch, assessed, summary, playbook_label, view, as_of), encoding="utf-8")
     return path
 
 
@@ -185,18 +185,17 @@ def nonce(context: jinja2.runtime.Context) -> Markup:
 def contract_view(doc: DocumentResult, a: DocumentAssessment | None, as_of: date) -> ContractView:
     """What both the triage row and the contract's page show of `doc`."""
     if a is None:
-        return ContractView(doc, None, counterparty="", contract_type="", our_role="", expires="", expires_sort="",
+        return ContractView(doc, None, counterparty="", contract_type="", our_role="", term="", term_sort="",
                             deadline=None, top_issues=(), issues=(), clauses=())
     terms = a.key_terms
     deadline = deadline_for(doc, a, as_of=as_of)
-    expiry = terms.get(EXPIRATION)
-    day = parse_iso_date(expiry.value) if expiry is not None and expiry.basis == "read" else None
+    term = term_in_force(terms, as_of)
     return ContractView(
         doc=doc, assessment=a,
         counterparty="; ".join(p.name for p in a.sides.counterparties) or "—",
         contract_type=key_term_text(terms.get(CONTRACT_TYPE)),
         our_role=a.sides.our_role or "—",
-        expires=key_term_text(expiry), expires_sort=day.isoformat() if day else "",
+        term=term.shown(), term_sort=term.end.isoformat() if term.end else "",
         deadline=deadline,
         top_issues=tuple(_phrase(i) for i in a.issues[:TOP_ISSUES]),
         issues=tuple(_issue_view(i, a, deadline) for i in a.issues),

@@ -5,10 +5,12 @@ Kept apart from the writers so report.xlsx and findings.csv always agree on colu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import DocumentResult, Finding, KeyTerm
 from pipelines.categories import KEY_TERMS
+from pipelines.deadlines import KIND_TITLES, deadline_for, term_in_force
 from pipelines.terms.display import how_read, key_term_text, parse_iso_date, quotes
 from pipelines.terms.durations import approximate_days
 
@@ -20,8 +22,11 @@ FULL_DOCUMENT_HEADERS = ["ID", "File", "Status", "Stage", "Reason", "Kind", "Pag
 FINDING_HEADERS = ["File", "Category", "Kind", "Severity", "Confidence", "Source", "Version", "Value",
                    "Page", "Start", "End", "Box", "Quote", "Note", "Advice", "Evidence"]
 CONTRACT_HEADERS = ["File", "Status", "Counterparty", "Our role", "Level", "Score", "Top issues", *KEY_TERMS,
-                    "Owner", "Decision", "Due"]
+                    "Forum", "Term in force", "Next deadline", "Deadline", "Owner", "Decision", "Due"]
 """The Contracts sheet: one row a legal-ops lead works in; Owner, Decision and Due are theirs to fill."""
+TYPED_TERMS = frozenset({"Agreement Date", "Effective Date", "Expiration Date", "Initial Term", "Renewal Term",
+                         "Notice Period To Terminate Renewal"})
+"""Key terms whose column holds dates or durations only, so it sorts and filters as such."""
 ISSUE_HEADERS = ["File", "Severity", "Kind", "Category", "Issue", "Confidence", "Page", "Quote", "Suggested change"]
 TOP_ISSUES = 3
 KEY_TERM_EVIDENCE_HEADERS = ["File", "Key term", "Value", "Confidence", "How it was read", "Evidence"]
@@ -59,16 +64,28 @@ def finding_rows(assessed: list[Assessed]) -> list[list]:
     return rows
 
 
-def contract_rows(assessed: list[Assessed]) -> list[list]:
+def contract_rows(assessed: list[Assessed], as_of: date) -> list[list]:
     """One row per contract, worst first: level, rounded score, its top issues in a phrase
-    each, and every key term as a typed cell."""
+    each, every key term as a typed cell, the forum, the term in force and the next deadline
+    as of `as_of`."""
     ordered = sorted(assessed, key=lambda da: (_score(*da) is None, -(_score(*da) or 0.0)))
     return [
         [doc.filename, doc.status, counterparty(a) or None, a.sides.our_role if a else None, _level(doc, a),
          round(s) if (s := _score(doc, a)) is not None else None, top_issues(a),
-         *(key_term_cell(a.key_terms.get(t)) if a else None for t in KEY_TERMS), None, None, None]
+         *(key_term_cell(a.key_terms.get(t)) if a else None for t in KEY_TERMS), *_calendar_cells(doc, a, as_of),
+         None, None, None]
         for doc, a in ordered
     ]
+
+
+def _calendar_cells(doc: DocumentResult, a: DocumentAssessment | None, as_of: date) -> list:
+    """Forum, term in force, next deadline's date and kind."""
+    if a is None:
+        return [None] * 4
+    law = a.key_terms.get("Governing Law")
+    deadline = deadline_for(doc, a, as_of)
+    return [(law.detail.get("forum") if law is not None else None) or None, term_in_force(a.key_terms, as_of).shown(),
+            deadline.date if deadline else None, KIND_TITLES[deadline.kind] if deadline else None]
 
 
 def counterparty(a: DocumentAssessment | None) -> str:
@@ -97,6 +114,17 @@ def issue_rows(assessed: list[Assessed]) -> list[list]:
 
 
 @dataclass(frozen=True)
+class WordsCell:
+    """Words in a column of dates or durations ("not stated", "perpetual", "the Date of
+    Installation"): the cell stays empty, so the column sorts and filters by its type, and the
+    words are the cell's comment."""
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
 class DurationCell:
     """A duration as a spreadsheet holds it: a number of days to sort and filter by, shown
     as the words a lawyer reads ("successive 1-year periods")."""
@@ -108,14 +136,16 @@ class DurationCell:
 
 
 def key_term_cell(term: KeyTerm | None) -> object:
-    """A key term as a typed cell: a date or a duration when the value is one, else its text
-    (a place, "perpetual", "not stated", a conflict)."""
+    """A key term as a typed cell: a date or a duration when the value is one; in a column of
+    dates or durations anything else is words beside the data (WordsCell), elsewhere its text
+    (a place, a conflict)."""
     if term is not None:
         if (day := parse_iso_date(term.value)) is not None:
             return day
         if (days := approximate_days(term.value)) is not None:
             return DurationCell(days, key_term_text(term))
-    return key_term_text(term) or None
+    text = key_term_text(term) or None
+    return WordsCell(text) if text and term is not None and term.category in TYPED_TERMS else text
 
 
 def key_term_evidence_rows(assessed: list[Assessed]) -> list[list]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -20,8 +21,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 from pipelines.assessment import Assessed
 from pipelines.reports.cells import starts_like_formula
 from pipelines.reports.tables import (
-    CONTRACT_HEADERS, FINDING_HEADERS, DurationCell, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, contract_rows,
-    document_rows, finding_rows, issue_rows, key_term_evidence_rows, review_rows,
+    CONTRACT_HEADERS, FINDING_HEADERS, ISSUE_HEADERS, KEY_TERM_EVIDENCE_HEADERS, REVIEW_HEADERS, DurationCell, WordsCell,
+    contract_rows, document_rows, finding_rows, issue_rows, key_term_evidence_rows, review_rows,
 )
 
 _MIN_WIDTH = 8
@@ -29,10 +30,11 @@ _MAX_WIDTH = 60
 _HEADER_FILL = PatternFill("solid", fgColor="E5E7EB")
 
 
-def write_xlsx(assessed: list[Assessed], path: Path, view: str) -> Path:
+def write_xlsx(assessed: list[Assessed], path: Path, view: str, as_of: date) -> Path:
+    """report.xlsx; the term in force and the next deadline as of `as_of`."""
     workbook = Workbook()
     workbook.remove(workbook.active)
-    _sheet(workbook, "Contracts", CONTRACT_HEADERS, contract_rows(assessed))
+    _sheet(workbook, "Contracts", CONTRACT_HEADERS, contract_rows(assessed, as_of))
     _sheet(workbook, "Issues", ISSUE_HEADERS, issue_rows(assessed))
     if view == "full":
         _sheet(workbook, "Findings", FINDING_HEADERS, finding_rows(assessed))
@@ -79,6 +81,9 @@ def _put(sheet: Worksheet, row: int, column: int, value: object) -> None:
     elif isinstance(value, DurationCell):
         number_format = '"' + value.text.replace('"', "'") + '"'
         value = value.days
+    elif isinstance(value, WordsCell):
+        sheet.cell(row=row, column=column).comment = Comment(ILLEGAL_CHARACTERS_RE.sub("", value.text), "clausemill")
+        return
     cell = sheet.cell(row=row, column=column, value=value)
     if starts_like_formula(value):
         cell.data_type = "s"

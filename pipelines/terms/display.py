@@ -61,8 +61,14 @@ def how_read(term: KeyTerm) -> str:
     """How a value was reached, in words: computed from which parts, or which evidence won."""
     computed = term.detail.get("computed_from")
     if computed:
-        parts = [f"{k.replace('_', ' ')} {display_value(k, str(v))}" for k, v in computed.items()]
-        return "computed from " + " + ".join(parts)
+        known = [f"{k.replace('_', ' ')} {display_value(k, str(v))}" for k, v in computed.items() if v is not None]
+        missing = [k.replace("_", " ") for k, v in computed.items() if v is None]
+        text = "computed from " + " + ".join(known) if known else "not computed"
+        if missing and term.detail.get("counted_from"):
+            return f"{text}; the {' and '.join(missing)} is {term.detail['counted_from']}, which the contract does not date"
+        if missing:
+            return f"{text}; the {' and '.join(missing)} is not stated"
+        return text
     if term.detail.get("reference"):
         return f"defined by reference: {term.detail['reference']}"
     if term.detail.get("event"):

@@ -22,6 +22,7 @@ from pipelines.rules.renewal import (
 )
 from pipelines.rules.spans import sentence_around
 from pipelines.terms.durations import iso_duration
+from pipelines.terms.renewal import SUCCESSIVE_RE, exercise_notice, renewal_kind, renewal_limit
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 INITIAL_TERM, EXPIRATION = "Initial Term", "Expiration Date"
@@ -270,14 +271,6 @@ _SAME_LENGTH_RE = re.compile(
     r"\b(?:(?:terms?|periods?)\s+of\s+(?:the\s+)?(?:same|equal|like)\s+(?:duration|length)|like\s+(?:term|period)s?\b|"
     r"(?:term|period)s?\s+equal\s+(?:in\s+(?:duration|length)\s+)?to\s+the\s+(?:initial|original)\s+term)",
     re.IGNORECASE)
-_AUTOMATIC_RE = re.compile(
-    r"\bautomatic(?:ally)?\b|\btacit(?:ly)?\b|\bauto-renew|\bevergreen\b|\bunless\s+(?:either|a|one)\s+party\b|"
-    r"\bunless\s+(?:\w+\s+){0,6}?notice\b", re.IGNORECASE)
-_OPTION_RE = re.compile(
-    r"\boption\b|\bmay\s+(?:elect\s+to\s+|at\s+its\s+\w+\s+)?(?:renew|extend)|\bright\s+to\s+(?:renew|extend)|"
-    r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
-    re.IGNORECASE)
-_SUCCESSIVE_RE = re.compile(r"\b(?:successive|consecutive)\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b", re.IGNORECASE)
 # Notice by its name (rules/renewal.py's NOTICE_WORD) or in other words: "notify", "notification", "request in
 # writing".  The renewal-notice rule keeps to the word, as its evidence is calibrated on it.
 _NOTICE_RE = re.compile(
@@ -657,16 +650,21 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
             length = replace(initial, start=segment.start + m.start(), end=segment.start + m.end())
         if length is None and (fixed_term or continues) and _UNTIL_TERMINATED_RE.search(text, segment.start + m.start(), end):
             return TermValue(RENEWAL, "perpetual", 0.6, (Quote(start, end, "renewal clause"),),
-                             {"text": " ".join(clause.split()), "successive": False, "automatic": True})
+                             {"text": " ".join(clause.split()), "successive": False, "automatic": True,
+                              "kind": "automatic", "limit": None})
         if length is None:
             continue
+        kind = renewal_kind(clause)
         detail = {
             "text": text[length.start:length.end],
-            "successive": bool(_SUCCESSIVE_RE.search(clause)),
-            "automatic": bool(_AUTOMATIC_RE.search(clause)) and not _OPTION_RE.search(clause),
+            "successive": bool(SUCCESSIVE_RE.search(clause)),
+            "automatic": kind == "automatic",
+            "kind": kind,
+            "limit": renewal_limit(clause),
         }
-        if _OPTION_RE.search(clause):
-            detail["option"] = True
+        following = next((s.end for s in segments if s.start >= end), end)  # "Buyer may exercise ... by notice ..."
+        if kind == "option" and (notice := exercise_notice(text, start, following)):
+            detail["exercise_notice"], detail["exercise_notice_text"] = notice
         return TermValue(RENEWAL, iso_duration(length), 0.7, (Quote(start, end, "renewal clause"),), detail)
     return None
 
