@@ -663,3 +663,15 @@ def test_effective_dates_defined_of_this_agreement_by_the_later_signature_in_an_
     ]:
         _, terms = _terms(document)
         assert terms["Effective Date"].value == effective, document
+
+
+def test_an_effective_date_by_reference_restated_as_a_date_is_that_date():
+    _, terms = _terms(
+        "This Maintenance Agreement is made on 31 January, 1994 between Heron Systems Ltd and Teal Works plc.\n\n"
+        "1. Definitions. EFFECTIVE DATE shall mean the Date of Acceptance of the System in Lisbon, i.e. "
+        "December 10, 1993.\n\n2. Term. This Agreement shall remain in force for one year from the "
+        "EFFECTIVE DATE.")
+    effective = terms["Effective Date"]
+    assert effective.value == "1993-12-10" and effective.detail["how"] == "restated"
+    assert effective.detail["reference"] == "the Date of Acceptance of the System in Lisbon"
+    assert terms["Expiration Date"].value == "1994-12-10"

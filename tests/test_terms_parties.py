@@ -483,3 +483,11 @@ def test_nda_layouts_read_from_a_made_effective_by_an_unquoted_role_a_list_of_th
     assert names('CONFIDENTIALITY AGREEMENT\n\nI, Jordan Ellis, in consideration of my engagement as a consultant by '
                  'Summit Ridge Analytics LLC (the "Company"), agree to keep confidential all Confidential Information '
                  'of the Company.') == [("Summit Ridge Analytics LLC", ["Company"]), ("Jordan Ellis", [])]
+
+
+def test_a_table_of_contents_line_is_not_a_party():
+    from pipelines.terms.party_names import is_name
+
+    assert not is_name("Software Support Services......................4")
+    assert not is_name("Customer Obligations…… 5") and not is_name("Definitions . . . . 2")
+    assert is_name("Heron Systems Ltd.") and is_name("J. P. Morgan Securities LLC")

@@ -73,6 +73,10 @@ _MEANS_SIGNING_RE = re.compile(r"\b(?:sign\w*|signature|execut\w*|below)\b", re.
 # "the later of the dates shown by the signatures below" too.
 _REFERENCE_START_RE = re.compile(r"^(?:the|such|that)\s+(?:[\w-]+\s+){0,3}?(?:dates?|days?|time|closing)\b", re.IGNORECASE)
 _REFERENCE_END_RE = re.compile(r"\s*(?:,|\band\b|\bby\s+and\b|\bbetween\b|\(|$)", re.IGNORECASE)
+# A reference the contract restates as a date: "the Date of Installation of the System, i.e. December 10,
+# 1993", "the Closing Date (that is, 1 March 2001)".
+_RESTATED_RE = re.compile(r"[\s,(]*(?:i\.\s?e\.|that\s+is|namely)\s*,?\s*", re.IGNORECASE)
+RESTATED_REACH_CHARS = 60
 # "This Agreement shall become effective on ...", "The Term shall commence on ...", "commencing on".
 # The effective-date rule's clause (rules/contract_dates.py's _EFFECTIVE_CLAUSE_RE) marks the sentence
 # CUAD annotates, subject and all, and is calibrated as it reads; this reads up to the date, in more words.
@@ -343,7 +347,23 @@ def _resolve_reference(text: str, start: int, agreement: _Found | None,
     if dated and dated[0].start - start <= DATE_AFTER_REFERENCE_CHARS and is_full(dated[0]):
         # "effective on the day of May 1, 2013": a date, not a reference
         return _from_mention(dated[0], "called-effective")
+    if (restated := _restated_date(text, start, phrase)) is not None:
+        return _Found(restated.iso or NOT_STATED, restated.start, restated.end, "restated", restated.text, phrase)
     return _Found(phrase, start, end, "reference", phrase, phrase)
+
+
+def _restated_date(text: str, start: int, phrase: str) -> DateMention | None:
+    """The full date a reference is restated as right after it ("..., i.e. December 10, 1993"),
+    found after the phrase's last word in the raw text (the phrase's spaces are folded)."""
+    last_word = phrase.split()[-1] if phrase.split() else ""
+    at = text.find(last_word, start, start + len(phrase) + 40) if last_word else -1
+    if at < 0:
+        return None
+    restated = _RESTATED_RE.match(text, at + len(last_word))
+    if restated is None:
+        return None
+    dated = find_written_dates(text, restated.end(), restated.end() + RESTATED_REACH_CHARS)
+    return dated[0] if dated and dated[0].start == restated.end() and is_full(dated[0]) else None
 
 
 def _last_signature(signed: list[DateMention], phrase: str) -> _Found:

@@ -76,6 +76,8 @@ _POSTCODE_RE = re.compile(
 _CITY_STATE_RE = re.compile(r",\s*[A-Z]{2}$")
 _PLACE_WORDS_RE = re.compile(r"(?i)\b(?:the|state|commonwealth|province|republic|of)\b")
 _PLACEHOLDER_RE = re.compile(r"^[\[\]_*.\s]+$")
+# A table of contents' line: "Services ........ 4", "Customer Obligations…… 5".
+_LEADER_RE = re.compile(r"\.{4,}|…|(?:\.\s){3,}")
 # Lower-case words a legal name may hold; any other lower-case word means a sentence.
 _NAME_CONNECTORS = {
     "of", "and", "the", "for", "de", "del", "des", "du", "la", "le", "los", "las", "van", "von", "der",
@@ -179,7 +181,8 @@ def is_name(name: str) -> bool:
         return False
     if _PLACEHOLDER_RE.match(name):
         return "[" in name  # a redacted name; a blank line ("______") names no one
-    if _NOT_A_NAME_RE.search(name) or _POSTCODE_RE.search(name) or name.count("(") != name.count(")"):
+    if _NOT_A_NAME_RE.search(name) or _POSTCODE_RE.search(name) or name.count("(") != name.count(")") or \
+            _LEADER_RE.search(name):
         return False
     street = _STREET_RE.search(name)
     if street and (any(c.isdigit() for c in name) or not street.group("after").strip() or "," in name[street.start():]):
