@@ -215,15 +215,14 @@ def deadline_for(doc: DocumentResult, assessment: DocumentAssessment, as_of: dat
     """The contract's next deadline within the last horizon: the last day for notice, a renewal
     whose notice window has just closed, the last day to exercise an option, or the end of the
     term; None for a contract that has ended, runs until terminated, or states no date."""
-    return next((d for d in deadlines_of(doc, assessment, as_of) if d.horizon is not None), None)
+    return next((d for d in deadlines_of(doc, assessment.key_terms, as_of) if d.horizon is not None), None)
 
 
-def deadlines_of(doc: DocumentResult, assessment: DocumentAssessment, as_of: date) -> list[Deadline]:
+def deadlines_of(doc: DocumentResult, terms: dict[str, KeyTerm], as_of: date) -> list[Deadline]:
     """Every dated event of the term in force on `as_of`, soonest first: the last day for notice
     of non-renewal or to exercise an option while it is still ahead, then the day the term
     renews or ends.  Empty for a contract that has ended, runs until terminated, or states no
     date."""
-    terms = assessment.key_terms
     term = term_in_force(terms, as_of)
     if term.status != "running" or term.end is None:
         return []

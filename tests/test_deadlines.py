@@ -6,13 +6,14 @@ import json
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
 from conftest import AUDITED_BATCH, run_cli
 from icalendar import Calendar
 from test_key_term_values import EVERGREEN, assess, value
 from test_terms_dates import _terms
 
 from pipelines.datamodel import DocumentResult, DocumentStatus
-from pipelines.deadlines import deadline_for, term_in_force
+from pipelines.deadlines import deadline_for, deadlines_of, term_in_force
 from pipelines.samples.sampleset import MANIFEST
 from pipelines.terms.display import how_read
 from pipelines.terms.renewal import exercise_notice, renewal_kind, renewal_limit
@@ -153,3 +154,46 @@ def test_report_json_gives_the_term_in_force_and_every_dated_event(tmp_path: Pat
     assert (renewal["kind"], renewal["date"], renewal["horizon"]) == ("renewal", "2027-03-01", None)
     assert notice["pages"] == [2, 3] and 0 < notice["confidence"] <= 1 and "Renewed 15 times" in notice["computed"]
     assert "None" not in json.dumps(document["deadlines"]).replace("null", "")
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "deadlines_train.json"
+
+
+@pytest.mark.cuad
+def test_deadlines_of_training_contracts_read_by_hand(cuad_dir: Path):
+    """The term in force and the next deadline, through the rules and aggregation as an audit
+    runs them, against tests/fixtures/deadlines_train.json: facts read by hand from CUAD training
+    contracts (offsets into their text), worked out as of the fixture's day.  No deadline may
+    be invented for an option, a condition or a contract that ended; the rest is a floor that
+    ops/benchmarks/deadlines.py measures in full (docs/ACCURACY.md)."""
+    from pipelines.aggregate import aggregate_document
+    from pipelines.datamodel import document_text
+    from pipelines.playbook import load_playbook
+    from pipelines.stages.extract import extract_text_layer
+    from pipelines.stages.segment import segment_document
+    from pipelines.steps import rules_analyser
+
+    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    as_of, playbook = date.fromisoformat(fixture["as_of"]), load_playbook(None)
+    status_right = deadline_right = with_deadline = 0
+    invented = []
+    for entry in fixture["contracts"]:
+        path = cuad_dir / "txt" / entry["file"]
+        text = path.read_text(encoding="utf-8")
+        assert all(0 <= e["start"] < e["end"] <= len(text) for e in entry["evidence"]), entry["file"]
+        pages = extract_text_layer(path, "txt")
+        key_terms = aggregate_document(rules_analyser(document_text(pages)[0], segment_document(pages)), playbook,
+                                       len(pages)).key_terms
+        term = term_in_force(key_terms, as_of)
+        found = deadlines_of(DocumentResult(1, path.name, str(path), DocumentStatus.DONE), key_terms, as_of)
+        ours = (found[0].kind, found[0].date.isoformat()) if found else None
+        expected = entry["next_deadline"]
+        status_right += term.status == {"unknown": "not stated"}.get(entry["status_as_of"], entry["status_as_of"])
+        if expected is None and ours is not None:
+            invented.append((entry["file"], ours))
+        if expected is not None:
+            with_deadline += 1
+            deadline_right += ours == (expected["kind"], expected["date"])
+    assert invented == []
+    assert status_right / len(fixture["contracts"]) >= 0.85 and deadline_right / with_deadline >= 0.7, \
+        (status_right, deadline_right, with_deadline)

@@ -29,7 +29,7 @@ def report_dict(batch: BatchResult, assessed: list[Assessed], summary: dict, pla
              "risk_score": a.risk_score if a else doc.risk_score,
              "risk_level": a.risk_level if a else doc.risk_level,
              "term_in_force": term_in_force(a.key_terms, as_of).to_dict() if a else None,
-             "deadlines": [d.to_dict() for d in deadlines_of(doc, a, as_of)] if a else [],
+             "deadlines": [d.to_dict() for d in deadlines_of(doc, a.key_terms, as_of)] if a else [],
              "assessment": a.to_dict() if a else None}
             for doc, a in assessed
         ],

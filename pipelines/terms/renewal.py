@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from pipelines.datamodel import Segment
 from pipelines.rules.dates import find_durations, words_to_number
 from pipelines.rules.renewal import BEFORE_END_RE
 from pipelines.terms.durations import iso_duration
@@ -28,8 +29,12 @@ _OPTION_RE = re.compile(
     r"\bsole\s+discretion\b|\bright\s+to\s+(?:renew|extend)|"
     r"\bmutual(?:ly)?\b|\bif\s+(?:both|the)\s+parties\s+agree|\bupon\s+(?:the\s+)?(?:written\s+)?agreement|\belect\b",
     re.IGNORECASE)
-SUCCESSIVE_RE = re.compile(r"\b(?:successive|consecutive)\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b|\bthereafter\b",
-                           re.IGNORECASE)
+_EVERY_PERIOD = r"\b(?:successive|consecutive)\b|\beach\s+year\b|\byear[\s-]to[\s-]year\b"
+_EVERY_PERIOD_RE = re.compile(_EVERY_PERIOD, re.IGNORECASE)
+SUCCESSIVE_RE = re.compile(rf"{_EVERY_PERIOD}|\bthereafter\b", re.IGNORECASE)
+"""A renewal that comes back: the words above, and "thereafter" ("from year to year thereafter")
+for the value's "successive"; a limit reads past a lone "thereafter" ("for an additional term of
+five (5) years thereafter" renews once)."""
 # A condition the renewal waits on: "provided WPT receives payments greater than ...", "only if",
 # "subject to the achievement of", "so long as Distributor meets the minimum".  "Provided" as a
 # conjunction, not the verb ("as provided herein", "notice to be provided at least ninety days").
@@ -59,7 +64,7 @@ _COUNTED_RE = re.compile(
     re.IGNORECASE)
 _TWICE_RE = re.compile(r"\b(?:renewed|extended)\s+(?:\w+\s+){0,3}?(?P<times>once|twice|(?:two|three|four|five)\s+times)\b",
                        re.IGNORECASE)
-_SINGLE_RE = re.compile(r"\b(?:an?|one|a\s+single)\s+(?:additional|further|subsequent|renewal|extension)\b|"
+_SINGLE_RE = re.compile(r"\b(?:an?|one(?:\s*\(1\))?|a\s+single)\s+(?:additional|further|subsequent|renewal|extension)\b|"
                         r"\bone\s*(?:\(1\)\s*)?(?:additional|further|renewal|extension)\s+(?:term|period)\b",
                         re.IGNORECASE)
 _TIMES = {"once": 1, "twice": 2}
@@ -69,6 +74,10 @@ _REPEATED_RE = re.compile(
     r"\beach\s+anniversary\b|\bannual(?:ly)?\b|\b(?:any|each|every)\s+(?:renewal|subsequent|succeeding|extension|extended)\s+"
     r"(?:term|period)\b|\bthen[\s-]+(?:current|in[\s-]+effect|existing|applicable)\b", re.IGNORECASE)
 _DAYS = {"days": 1, "weeks": 7, "months": 30, "years": 365}
+# A sentence after an option's that says how it is exercised: "Bellicum may exercise each such renewal
+# option by giving written notice ... not later than six (6) months prior to the expiration".
+_EXERCISE_WORDS_RE = re.compile(r"\b(?:exercis\w*|option|elect\w*|extend|renew)\b", re.IGNORECASE)
+EXERCISE_REACH_CHARS = 600
 
 
 def renewal_kind(clause: str) -> RenewalKind:
@@ -95,9 +104,18 @@ def renewal_limit(clause: str) -> int | None:
     if times:
         word = times.group("times").lower()
         return _TIMES.get(word) or words_to_number(word.split()[0])
-    if SUCCESSIVE_RE.search(clause) or _REPEATED_RE.search(clause):
+    if _EVERY_PERIOD_RE.search(clause) or _REPEATED_RE.search(clause):
         return None
     return 1 if _SINGLE_RE.search(clause) else None
+
+
+def option_notice(text: str, start: int, end: int, segments: list[Segment]) -> tuple[str, str] | None:
+    """The notice an option to renew is exercised with: in its own sentence (`start`..`end`),
+    or in one of the sentences soon after it that speaks of exercising it (a page break or a
+    definition may stand between)."""
+    found = exercise_notice(text, start, end)
+    following = (s for s in segments if end <= s.start <= end + EXERCISE_REACH_CHARS and _EXERCISE_WORDS_RE.search(s.text))
+    return found or next((n for s in following if (n := exercise_notice(text, s.start, s.end)) is not None), None)
 
 
 def exercise_notice(text: str, start: int, end: int) -> tuple[str, str] | None:

@@ -22,7 +22,7 @@ from pipelines.rules.renewal import (
 )
 from pipelines.rules.spans import sentence_around
 from pipelines.terms.durations import iso_duration
-from pipelines.terms.renewal import SUCCESSIVE_RE, exercise_notice, renewal_kind, renewal_limit
+from pipelines.terms.renewal import SUCCESSIVE_RE, option_notice, renewal_kind, renewal_limit
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 INITIAL_TERM, EXPIRATION = "Initial Term", "Expiration Date"
@@ -662,8 +662,7 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
             "kind": kind,
             "limit": renewal_limit(clause),
         }
-        following = next((s.end for s in segments if s.start >= end), end)  # "Buyer may exercise ... by notice ..."
-        if kind == "option" and (notice := exercise_notice(text, start, following)):
+        if kind == "option" and (notice := option_notice(text, start, end, segments)):
             detail["exercise_notice"], detail["exercise_notice_text"] = notice
         return TermValue(RENEWAL, iso_duration(length), 0.7, (Quote(start, end, "renewal clause"),), detail)
     return None
