@@ -122,11 +122,12 @@ def test_report_and_spreadsheet_show_each_value_with_confidence_and_evidence(tmp
     evidence = {r[1]: r for r in book["Key-term evidence"].iter_rows(min_row=2, values_only=True)}
     assert evidence["Expiration Date"][3] == 0.9
     assert evidence["Expiration Date"][4].startswith("computed from effective date March 1, 2009")
-    assert evidence["Governing Law"][4] == "forum: the courts of New York County"
+    assert evidence["Governing Law"][4] == "read from the contract"  # the forum has a column of its own
     assert "clause p. 4: Governing Law quote" in evidence["Governing Law"][5]
     html = (tmp_path / "report.html").read_text()
     assert "Acme &lt;Corp&gt;" in html and "<Corp>" not in html
     assert "March 1, 2009" in html and "not stated" in html and "confidence 0.90" in html
+    assert '<th scope="row">Forum</th><td>the courts of New York County</td>' in html
     report = json.loads((tmp_path / "report.json").read_text())
     terms = report["documents"][0]["assessment"]["key_terms"]
     assert terms["Parties"]["finding"]["detail"]["parties"][1]["kind"] == "individual"

@@ -73,8 +73,6 @@ def how_read(term: KeyTerm) -> str:
         return f"defined by reference: {term.detail['reference']}"
     if term.detail.get("event"):
         return f"the term runs until {term.detail['event']}"
-    if term.detail.get("forum"):
-        return f"forum: {term.detail['forum']}"
     return "read from the contract" if term.basis == "read" else term.basis
 
 
