@@ -79,6 +79,8 @@ class TermInForce:
     """How many renewals it allows; None where it does not say (successive periods)."""
     next_end: date | None = None
     """Where the next automatic renewal would end the term; None where none follows `end`."""
+    open_after: bool = False
+    """The contract runs on until terminated once `end` has passed ("and thereafter until terminated")."""
 
     def to_dict(self) -> dict:
         """JSON-ready: dates as ISO strings, and the status in words."""
@@ -92,7 +94,9 @@ class TermInForce:
         if self.status != "running" or self.end is None:
             return self.status
         how = {"option": "renewal option", "conditional": "conditional extension"}.get(self.kind or "")
-        if self.next_end is not None:
+        if self.open_after:
+            how = "then until terminated"
+        elif self.next_end is not None:
             how = "renews"
         elif self.kind == "automatic":
             how = "last renewal" if self.renewals else "does not renew again"
@@ -113,7 +117,7 @@ def term_in_force(terms: dict[str, KeyTerm], as_of: date) -> TermInForce:
     limit = renewal.detail.get("limit") if renewal is not None and kind is not None else None
     if kind == "automatic" and renewal_value == "perpetual":
         if expiry >= as_of:
-            return TermInForce("running", expiry, expiry, 0, kind, limit)
+            return TermInForce("running", expiry, expiry, 0, kind, limit, open_after=True)
         return TermInForce("until terminated", None, expiry, 0, kind, limit)
     period = calendar_period(renewal_value) if kind == "automatic" else None
     renewals = 0
@@ -251,7 +255,7 @@ def deadlines_of(doc: DocumentResult, terms: dict[str, KeyTerm], as_of: date) ->
     elif notice is not None:
         found.append(event("renewal", term.end, notice=_shown(NOTICE, terms), closed=term.end - notice,
                            next_notice=term.next_end - notice if term.next_end is not None else None))
-    elif term.next_end is not None:
+    elif term.next_end is not None or term.open_after:
         found.append(event("renewal", term.end))
     else:
         if exercise is not None and term.end - exercise >= as_of:

@@ -197,3 +197,14 @@ def test_deadlines_of_training_contracts_read_by_hand(cuad_dir: Path):
     assert invented == []
     assert status_right / len(fixture["contracts"]) >= 0.85 and deadline_right / with_deadline >= 0.7, \
         (status_right, deadline_right, with_deadline)
+
+
+def test_a_term_that_runs_on_until_terminated_after_its_end():
+    findings = _with({"value": "perpetual", "kind": "automatic", "automatic": True, "limit": None},
+                     expiry="2027-02-01", notice=None)
+    a = assess(findings)
+    running = term_in_force(a.key_terms, date(2026, 12, 6))
+    assert running.shown() == "until 01 Feb 2027 · then until terminated"
+    deadline = deadline_for(DOC, a, date(2026, 12, 6))
+    assert deadline is not None and deadline.kind == "renewal" and deadline.date == date(2027, 2, 1)
+    assert term_in_force(a.key_terms, date(2027, 6, 1)).status == "until terminated"
