@@ -9,13 +9,16 @@ import openpyxl
 from icalendar import Calendar
 
 from pipelines.aggregate import aggregate_document
-from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding
+from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, Finding, PageText, document_text
 from pipelines.deadlines import deadline_for, write_ics
 from pipelines.playbook import load_playbook
 from pipelines.reports import write_reports
 from pipelines.reports.tables import CONTRACT_HEADERS
+from pipelines.stages.segment import segment_document
 from pipelines.terms import NOT_STATED, VALUE_NOTE
+from pipelines.terms.calibration import TABLE_PATH, calibrated
 from pipelines.terms.display import display_value
+from pipelines.terms.findings import value_findings
 
 
 def value(category: str, value: str, *, start: int = 0, end: int = 0, page: int = 1, confidence: float = 0.9,
@@ -131,3 +134,24 @@ def test_report_and_spreadsheet_show_each_value_with_confidence_and_evidence(tmp
     report = json.loads((tmp_path / "report.json").read_text())
     terms = report["documents"][0]["assessment"]["key_terms"]
     assert terms["Parties"]["finding"]["detail"]["parties"][1]["kind"] == "individual"
+
+
+def test_a_reader_constant_becomes_the_share_right_the_training_map_gives():
+    table = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+    assert calibrated("Effective Date", 0.9) == table["Effective Date"]["0.9"]
+    assert calibrated("Effective Date", 0.88) == table["Effective Date"]["0.9"]  # the nearest level measured
+    assert calibrated("Initial Term", 0.8) == 0.8  # CUAD has no answer to measure it by
+
+
+def test_a_value_finding_carries_the_calibrated_confidence_and_the_readers_constant():
+    pages = [PageText(number=1, text="SUPPLY AGREEMENT\n\nThis Supply Agreement is dated March 1, 2020 between "
+                      "Alder Freight Ltd and Birchwood Mills plc.\n\n12. Governing Law. This Agreement shall be "
+                      "governed by and construed in accordance with the laws of the State of New York.",
+                      source="plain")]
+    text, _ = document_text(pages)
+    findings = {f.category: f for f in value_findings(text, segment_document(pages))}
+    law = findings["Governing Law"]
+    assert law.value == "New York"
+    read = law.detail["read_confidence"]
+    assert law.confidence == json.loads(TABLE_PATH.read_text(encoding="utf-8"))["Governing Law"][str(read)] != read
+    assert all(f.confidence == calibrated(f.category, f.detail["read_confidence"]) for f in findings.values())

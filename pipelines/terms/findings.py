@@ -2,7 +2,9 @@
 
 A value finding quotes its value's first piece of evidence; `detail` carries the value's
 structure and every quote with its page, so the report and the review app can show how the
-value was reached without the document text.
+value was reached without the document text.  Its confidence is how often such a reading was
+right on CUAD's training contracts (pipelines/terms/calibration.py); `detail["read_confidence"]`
+keeps the reader's own constant, which says which reading path gave the value.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pipelines.datamodel import Finding, Segment
 from pipelines.rules.keyterms import SegmentIndex
 from pipelines.rules.pack import RulePack, default_rule_pack
 from pipelines.terms import read_terms
+from pipelines.terms.calibration import calibrated
 from pipelines.terms.value import VALUE_NOTE, TermValue
 
 SOURCE = "key-term values"
@@ -36,12 +39,12 @@ def _value_finding(value: TermValue, text: str, index: SegmentIndex, pack: RuleP
         start=first.start if first else 0,
         end=first.end if first else 0,
         page=segment.page if segment else 1,
-        confidence=value.confidence,
+        confidence=calibrated(value.field, value.confidence),
         source=SOURCE,  # not "key-terms": a value is not a second copy of its evidence's span
         version=pack.version,
         box=segment.box if segment else None,
         severity=pack.severity(value.field),
         value=value.value,
         note=VALUE_NOTE,
-        detail={**value.detail, "evidence": quotes},
+        detail={**value.detail, "evidence": quotes, "read_confidence": value.confidence},
     )
