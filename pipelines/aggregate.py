@@ -32,6 +32,8 @@ from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
 from pipelines.review.decisions import SOURCE as REVIEWER
 from pipelines.review.recalibration import Calibration
 from pipelines.review.budget import Budget, best_per_category, in_audit_sample, p_wrong, priority, within_budget
+from pipelines.review.value_items import value_items
+from pipelines.terms.derived import decided_by
 from pipelines.sides import find_sides
 
 SOURCE_ORDER: tuple[str, ...] = ("rules", "key-terms", "model")
@@ -64,7 +66,8 @@ def aggregate_document(
     latest fitted from reviewers' decisions, maps each merged confidence before anything is
     decided on it.
     """
-    values = {f.category: f for f in findings if f.note == VALUE_NOTE}
+    values = {f.category: f if calibration is None or decided_by(f) else calibration.recalibrated(f)
+              for f in findings if f.note == VALUE_NOTE}
     merged = merge_findings([f for f in findings if f.note != VALUE_NOTE], playbook)
     if calibration is not None:
         merged = [MergedFinding(calibration.recalibrated(m.finding), m.evidence) for m in merged]
@@ -337,12 +340,7 @@ def _review_items(
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
             items.append(ReviewItem(term.candidates[0], f"Conflicting {term.category}: {values}. Decide which governs.",
                                     *priority(playbook.stakes(term.category), 1.0, budget)))
-    cared_about = {c.category for c in playbook.value_checks} | {r.category for r in playbook.required}
-    for term in key_terms.values():
-        if term.value == NOT_STATED and term.finding is not None and term.category in cared_about:
-            items.append(ReviewItem(term.finding, f"{term.category} is not stated (left blank in the contract): "
-                                    "confirm it or record the agreed value.",
-                                    *priority(playbook.stakes(term.category), 1.0, budget)))
+    items += value_items(key_terms, playbook, budget)
     for u in unreadable:
         items.append(ReviewItem(u.finding, u.reason, *priority(u.check.severity, 1.0, budget)))
     return within_budget(items, budget)

@@ -228,10 +228,9 @@ def deadlines_of(doc: DocumentResult, terms: dict[str, KeyTerm], as_of: date) ->
     renews or ends.  Empty for a contract that has ended, runs until terminated, or states no
     date."""
     term = term_in_force(terms, as_of)
-    if term.status != "running" or term.end is None:
+    events = dated_events(terms, term, as_of)
+    if not events:
         return []
-    notice = calendar_period(_value(terms.get(NOTICE))) if term.next_end is not None else None
-    exercise = _exercise_notice(terms) if term.kind == "option" else None
     used = [(c, t) for c in (EXPIRATION, RENEWAL, NOTICE) if (t := terms.get(c)) is not None and t.finding is not None]
     common = {
         "filename": doc.filename, "path": doc.path, "contract": _value(terms.get("Document Name")) or doc.filename,
@@ -242,27 +241,34 @@ def deadlines_of(doc: DocumentResult, terms: dict[str, KeyTerm], as_of: date) ->
                           for category, read in used for quote in quotes(read)),
         "confidence": min((read.finding.confidence for _, read in used if read.finding is not None), default=0.0),
     }
-
-    def event(kind: Kind, due: date, **fields: object) -> Deadline:
-        days = (due - as_of).days
-        return Deadline(kind=kind, date=due, days=days, horizon=next((h for h in HORIZONS if days <= h), None),
-                        **common, **fields)  # type: ignore[arg-type]
-
     found = []
-    if notice is not None and term.end - notice >= as_of:
-        found.append(event("renewal-notice", term.end - notice, notice=_shown(NOTICE, terms)))
-        found.append(event("renewal", term.end, notice=_shown(NOTICE, terms)))
-    elif notice is not None:
-        found.append(event("renewal", term.end, notice=_shown(NOTICE, terms), closed=term.end - notice,
-                           next_notice=term.next_end - notice if term.next_end is not None else None))
-    elif term.next_end is not None or term.open_after:
-        found.append(event("renewal", term.end))
-    else:
-        if exercise is not None and term.end - exercise >= as_of:
-            found.append(event("option-deadline", term.end - exercise,
-                               notice=terms[RENEWAL].detail.get("exercise_notice_text")))
-        found.append(event("term-end", term.end))
+    for kind, due, fields in events:
+        days = (due - as_of).days
+        found.append(Deadline(kind=kind, date=due, days=days, horizon=next((h for h in HORIZONS if days <= h), None),
+                              **common, **fields))  # type: ignore[arg-type]
     return found
+
+
+def dated_events(terms: dict[str, KeyTerm], term: TermInForce, as_of: date) -> list[tuple[Kind, date, dict]]:
+    """The term in force's events as (kind, date, what the Deadline says besides), soonest first
+    (module docstring); what deadlines_of lists, and what a value's review item is urgent by."""
+    if term.status != "running" or term.end is None:
+        return []
+    notice = calendar_period(_value(terms.get(NOTICE))) if term.next_end is not None else None
+    exercise = _exercise_notice(terms) if term.kind == "option" else None
+    if notice is not None and term.end - notice >= as_of:
+        stated = {"notice": _shown(NOTICE, terms)}
+        return [("renewal-notice", term.end - notice, stated), ("renewal", term.end, stated)]
+    if notice is not None:
+        return [("renewal", term.end, {"notice": _shown(NOTICE, terms), "closed": term.end - notice,
+                                       "next_notice": term.next_end - notice if term.next_end is not None else None})]
+    if term.next_end is not None or term.open_after:
+        return [("renewal", term.end, {})]
+    found: list[tuple[Kind, date, dict]] = []
+    if exercise is not None and term.end - exercise >= as_of:
+        found.append(("option-deadline", term.end - exercise,
+                      {"notice": terms[RENEWAL].detail.get("exercise_notice_text")}))
+    return [*found, ("term-end", term.end, {})]
 
 
 def _exercise_notice(terms: dict[str, KeyTerm]) -> relativedelta | None:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, undefer
 from pipelines import datamodel as dm
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchOrigin, BatchStatus, DocumentStatus
-from pipelines.review.recalibration import Calibration
+from pipelines.review.recalibration import Calibration, calibration_key
 from storage import schema
 from storage.schema import utcnow
 
@@ -575,13 +575,15 @@ def item_trails(session: Session, batch_id: str | None = None) -> dict[int, list
     return trails
 
 
-def presence_items(session: Session) -> dict[tuple[str, bool], int]:
-    """How many presence items ("Is this X?", or the audit sample) each (category, sampled)
-    has, decided or not: what recalibration weighs reviewers' labels by."""
+def review_item_counts(session: Session) -> dict[tuple[str, bool], int]:
+    """How many presence and value items each (calibration key, sampled) has, decided or not:
+    what recalibration weighs reviewers' labels by.  A value item counts under its field's
+    value key (pipelines.review.recalibration.calibration_key)."""
     counts: dict[tuple[str, bool], int] = {}
     for category, evidence in session.execute(select(schema.ReviewItem.category, schema.ReviewItem.evidence)):
         parts = (evidence or {}).get("priority_parts") or {}
-        if parts.get("question") == "presence":
-            key = (category, bool(parts.get("sample")))
-            counts[key] = counts.get(key, 0) + 1
+        key = calibration_key(category, parts.get("question"))
+        if key is not None:
+            counted = (key, bool(parts.get("sample")))
+            counts[counted] = counts.get(counted, 0) + 1
     return counts

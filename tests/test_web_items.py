@@ -323,6 +323,20 @@ def test_an_unavailable_page_says_why_but_not_where_the_file_lies(tmp_path: Path
     assert not [r for r in reasons if "private-contracts" in r]
 
 
+def reviewer_page(browser, server: Server, name: str, path: str, refused: list[str]):  # noqa: ANN001, ANN201
+    """A Chromium page of `browser` on `path`, logged in as `name` on the way there; what the
+    Content-Security-Policy blocked, as Chromium reports it, and any script error go to `refused`."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on("pageerror", lambda e: refused.append(str(e)))
+    page.goto(f"{server.url}{path}")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", password_of(name))
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server.url}{path}")  # back where the login began
+    return page
+
+
 def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_path: Path) -> None:
     if server.database_url.startswith("postgresql"):
         pytest.skip("the browser test runs once, on SQLite: the page is the same on both databases")
@@ -332,15 +346,8 @@ def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        refused: list[str] = []  # what the Content-Security-Policy blocked, as Chromium reports it
-        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
-        page.on("pageerror", lambda e: refused.append(str(e)))
-        page.goto(f"{server.url}/next")
-        page.fill("input[name=name]", "fay")
-        page.fill("input[name=password]", password_of("fay"))
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{server.url}/next")  # back where the login began: a button, nothing claimed yet
+        refused: list[str] = []
+        page = reviewer_page(browser, server, "fay", "/next", refused)  # a button: nothing claimed yet
         page.click("#claim button")
         page.wait_for_url(re.compile(r"/items/\d+$"))
         expect(page.locator("#lease")).to_contain_text("held by you")  # the page's script ran

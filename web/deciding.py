@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
 from pipelines.review.queue import Decision, decide
+from pipelines.review.value_edits import edited_value
 from storage.repository import load_text
 
 
@@ -29,6 +30,8 @@ class Fields:
     value: str | None = None
     reason: str | None = None
     comment: str | None = None
+    renewal_kind: str | None = None
+    renewal_limit: str | int | None = None
 
 
 def record(session: Session, item_id: int, reviewer: str, visible_to: str | None, action: str, version: int,
@@ -51,6 +54,8 @@ def record(session: Session, item_id: int, reviewer: str, visible_to: str | None
 def correction(session: Session, view: ItemView, fields: Fields) -> dict:
     """The corrected values that differ from the item's (empty when nothing changed, which
     decide refuses with its own message)."""
+    if view.value is not None:
+        return value_answer(view, fields)
     new: dict = {}
     category = (fields.category or "").strip()
     if category and category != view.category:
@@ -70,6 +75,23 @@ def correction(session: Session, view: ItemView, fields: Fields) -> dict:
     if value and value != current:
         new["value"] = value
     return new
+
+
+def value_answer(view: ItemView, fields: Fields) -> dict:
+    """A value item's answer: the value typed, normalized with its structure; the value read,
+    typed again unchanged, is a confirmation, not a correction."""
+    assert view.value is not None
+    edit = edited_value(view.category, fields.value or "", fields.renewal_kind, fields.renewal_limit,
+                        {"parties": _machine_parties(view)})
+    same_kind = view.value.renewal_kind == edit.detail.get("kind") and view.value.renewal_limit == edit.detail.get("limit")
+    if edit.value == view.value.normalized and (view.category != "Renewal Term" or same_kind):
+        raise ValueError(f"that is the {view.category} as read: confirm it (a) rather than correct it")
+    return {"value": edit.value, "detail": edit.detail}
+
+
+def _machine_parties(view: ItemView) -> list[dict]:
+    """The parties as read, so a party typed again keeps the role read for it."""
+    return view.value.parties if view.value is not None else []
 
 
 def _offset(raw: str | int | None, name: str) -> int | None:

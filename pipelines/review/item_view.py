@@ -23,8 +23,14 @@ from sqlalchemy.orm import Session
 
 from pipelines.categories import CUAD_CATEGORIES, KEY_TERMS
 from pipelines.category_descriptions import description
-from pipelines.datamodel import PAGE_SEPARATOR, Box, Finding
+from pipelines.datamodel import NOT_STATED, PAGE_SEPARATOR, Box, Finding, KeyTerm
+from pipelines.playbook.values import says_no
 from pipelines.review.budget import same_evidence
+from pipelines.review.decisions import question_of
+from pipelines.review.value_edits import FIELD_KINDS, choices
+from pipelines.terms.display import how_read, key_term_text, quotes
+from pipelines.terms.parties import format_parties
+from pipelines.terms.renewal import kind_of
 from pipelines.review.double_review import reviews_needed
 from pipelines.utc import as_utc
 from storage.repository import trail
@@ -46,6 +52,29 @@ class Machine:
     source: str
     version: str
     value: str | None
+
+
+@dataclass(frozen=True)
+class ValueQuestion:
+    """What a value item asks for: the key term's value as read, how it was reached, the
+    quotes it rests on, and the form the answer takes (pipelines.review.value_edits)."""
+
+    kind: str
+    """date, duration, renewal, parties, place or contract type."""
+    read: str
+    """The value in words, as reports show it ("March 1, 2021", "successive 1-year periods")."""
+    normalized: str | None
+    how: str
+    quotes: list[dict]
+    """The quotes the value was read from: role, page and text."""
+    prefill: str
+    """What the answer field starts with: the value read, in a form the reviewer can edit."""
+    choices: tuple[str, ...]
+    """Words the value may be instead of a date or a duration ("not stated", "perpetual")."""
+    renewal_kind: str | None = None
+    renewal_limit: int | None = None
+    parties: list[dict] = field(default_factory=list)
+    """The parties as read (name, short names, role), for Parties."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +148,10 @@ class ItemView:
     machine: Machine | None
     issue: PlaybookIssue | None
     is_key_term: bool
+    question: str = "presence"
+    """What the item asks: "presence" (is this the clause?) or "value" (what is the key term's value?)."""
+    value: ValueQuestion | None = None
+    """For a value item, what it asks for."""
     reviews_needed: int = 1
     """2 when two reviewers decide the item independently (its batch's double-review share)."""
     boxes: list[Box] = field(default_factory=list)
@@ -170,6 +203,8 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
     if not boxes and merged is not None and merged.box is not None and merged.page == page:
         boxes = [merged.box]
     key_term = assessment.get("key_terms", {}).get(item.category) or {}
+    if question_of(evidence) == "value" and key_term.get("finding"):
+        merged = Finding.from_dict(key_term["finding"])  # the value's own call, not the clause's
     lease_until = as_utc(item.lease_until) if item.lease_until is not None and item.lease_until > now else None
     previous_id, next_id = _neighbours(session, item, visible_to)
     needed = reviews_needed(evidence)
@@ -188,10 +223,33 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
         machine=None if merged is None else Machine(merged.confidence, merged.source, merged.version,
                                                      merged.value or key_term.get("value")),
         issue=issue,
-        is_key_term=item.category in KEY_TERMS, reviews_needed=needed, boxes=boxes, previous_id=previous_id,
+        is_key_term=item.category in KEY_TERMS, question=question_of(evidence),
+        value=_value_question(item.category, key_term) if question_of(evidence) == "value" else None,
+        reviews_needed=needed, boxes=boxes, previous_id=previous_id,
         next_id=next_id,
         trail=[TrailEntry(d.id, d.reviewer, as_utc(d.created_at), d.action, d.item_version, dict(d.previous or {}),
                           dict(d.new or {}), d.reason, d.comment) for d in decisions])
+
+
+def _value_question(field: str, stored: dict) -> ValueQuestion:
+    """The value item's question from the stored assessment's key term (empty where the
+    contract was read as not stating it)."""
+    finding = Finding.from_dict(stored["finding"]) if stored.get("finding") else None
+    term = KeyTerm(field, stored.get("value"), finding, stored.get("basis") or "read")
+    detail = term.detail
+    normalized = term.value
+    if FIELD_KINDS.get(field) == "parties":
+        prefill = "\n".join(format_parties([p]) for p in detail.get("parties") or [])
+    elif normalized and normalized != NOT_STATED:
+        prefill = detail.get("text") if FIELD_KINDS.get(field) in ("duration", "renewal") and detail.get("text") \
+            else normalized
+    else:
+        prefill = ""
+    kind = kind_of(detail) if field == "Renewal Term" and term.stated and not says_no(normalized) else None
+    return ValueQuestion(FIELD_KINDS.get(field, "place"), key_term_text(term) or NOT_STATED, normalized, how_read(term),
+                         quotes(term), " ".join(str(prefill).split()) if FIELD_KINDS.get(field) != "parties" else prefill,
+                         choices(field), kind, detail.get("limit") if kind is not None else None,
+                         list(detail.get("parties") or []) if FIELD_KINDS.get(field) == "parties" else [])
 
 
 def _int(value: object) -> int | None:

@@ -23,6 +23,7 @@ from typing import Literal
 from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
+from pipelines.review.decisions import question_of
 from pipelines.review.double_review import reviews_needed
 from storage import schema
 from storage.repository import standing_reviewers
@@ -125,6 +126,9 @@ def decide(session: Session, item_id: int, reviewer: str, action: Action, versio
     item = _locked(session, item_id)
     if item.version != version:
         raise ReviewConflict(item_id, item.version, *_who_last(session, item_id))
+    if question_of(item.evidence) == "value" and not (action == "accept" or "value" in (new or {})):
+        raise ValueError(f"this item asks for the {item.category}: confirm the value read, or type the right one "
+                         "(or “not stated”); a value is corrected, not rejected")
     if item.claimed_by not in (None, reviewer) and item.lease_until is not None and item.lease_until > now:
         raise NotYours(f"item {item_id} is claimed by {item.claimed_by} until {item.lease_until:%H:%M} UTC")
     needed = reviews_needed(item.evidence)

@@ -2,8 +2,9 @@
 
 The model and the rules are calibrated on CUAD's training split; a team's own contracts are
 not CUAD, so a confidence of 0.7 may be right 50% of the time there.  Every decided presence
-item ("Is this X?", and the random audit sample) is a label on one finding's confidence.
-`clausemill recalibrate` fits, per category, a Platt map over those labels,
+item ("Is this X?", and the random audit sample) is a label on one finding's confidence, and
+so is every decided value item (is this key term's value right?).
+`clausemill recalibrate` fits, per calibration key, a Platt map over those labels,
 calibrated = sigmoid(scale * logit(confidence) + bias), applied by aggregation to the merged
 confidence of every finding of later audits (the finding records the version in
 `detail["calibration"]`).
@@ -13,15 +14,21 @@ only the audit sample (a known share, `sample_rate`, of the confident findings) 
 what the machine is sure of.  Fitting on the queue alone would teach the map that confident
 findings are as doubtful as uncertain ones.  So each label is weighted by the inverse of its
 chance of being reviewed: 1 / sample_rate for a sampled item, 1 for a queued one, times (items
-of its kind in that category) / (those decided), for the part of the queue nobody reached yet.
+of its kind under that key) / (those decided), for the part of the queue nobody reached yet.
 
-The label is about presence (is the category in this contract?), since that is what a
+A presence label is about presence (is the category in this contract?), since that is what a
 category's confidence is thresholded for: a quote rejected as the wrong span still says yes.
+Its key is the category.  A value label is about the key term's value (is the date, the
+jurisdiction, the party the machine read the right one?): accepted, right; corrected to
+another value, wrong.  Its key is `value_key(field)`, a map of its own beside the field's
+presence map, because the two confidences answer different questions: a clause can be
+plainly there while its date is misread, so one map fitted on both would pull each toward the
+other's error rate.
 
-A category's map is kept only if it predicts decisions it was not fitted on better than the
+A key's map is kept only if it predicts decisions it was not fitted on better than the
 confidences did: the decisions are split into folds by contract, each fold scored by a map
 fitted on the others (weighted log loss), and the report shows that reliability before and
-after.  A pull toward the identity map, worth PRIOR decisions, keeps a category with a handful
+after.  A pull toward the identity map, worth PRIOR decisions, keeps a key with a handful
 of decisions near where it was.
 """
 from __future__ import annotations
@@ -34,12 +41,13 @@ from dataclasses import dataclass, field, replace
 
 from pipelines.datamodel import Finding
 from pipelines.review.double_review import final_decision
+from pipelines.terms.value import VALUE_NOTE
 
 PRIOR = 2.0
 """Weight of the pull toward (scale 1, bias 0), in decisions."""
 FOLDS = 5
 MIN_DECISIONS = 8
-"""Fewer decisions than this in a category: too few to tell a better map from noise; none is fitted."""
+"""Fewer decisions than this under a key: too few to tell a better map from noise; none is fitted."""
 EPS = 1e-4
 BINS = 10
 
@@ -50,7 +58,8 @@ or text the OCR garbled."""
 
 @dataclass(frozen=True)
 class Calibration:
-    """A fitted calibration: per category (scale, bias); categories not in it are unchanged."""
+    """A fitted calibration: per calibration key (a category, or `value_key(field)`) its
+    (scale, bias); keys not in it are unchanged."""
 
     version: int
     params: Mapping[str, tuple[float, float]] = field(default_factory=dict)
@@ -63,11 +72,13 @@ class Calibration:
 
     def recalibrated(self, finding: Finding) -> Finding:
         """The finding with its calibrated confidence; `detail["calibration"]` keeps the version
-        and the confidence before, which is what a later recalibration fits on."""
-        if finding.category not in self.params:
+        and the confidence before, which is what a later recalibration fits on.  A key term's
+        value finding goes through its field's value map, any other through its category's."""
+        key = value_key(finding.category) if finding.note == VALUE_NOTE else finding.category
+        if key not in self.params:
             return finding
         detail = {**(finding.detail or {}), "calibration": {"version": self.version, "before": finding.confidence}}
-        return replace(finding, confidence=self.apply(finding.category, finding.confidence), detail=detail)
+        return replace(finding, confidence=self.apply(key, finding.confidence), detail=detail)
 
     @classmethod
     def from_row(cls, version: int, params: Mapping[str, Mapping[str, float]]) -> Calibration:
@@ -82,7 +93,9 @@ def uncalibrated(finding: Finding) -> float:
 
 @dataclass(frozen=True)
 class Label:
-    """One decided presence item: the finding's confidence before calibration, and whether it was right."""
+    """One decided presence or value item: the finding's confidence before calibration, and
+    whether it was right.  `category` is the calibration key the label is fitted under: the
+    item's category for a presence item, `value_key(field)` for a value item."""
 
     category: str
     document_id: int
@@ -111,9 +124,38 @@ def label_of(action: str, reason: str | None, new: Mapping, category: str) -> bo
     return None
 
 
-def presence_labels(trails: Iterable[list[Mapping]]) -> list[Label]:
-    """A Label for each item's standing decision on a presence question (a double-reviewed
-    item's final one, once it has both), from the trails `repository.item_trails` reads."""
+def value_label_of(action: str, new: Mapping) -> bool | None:
+    """Whether a decision on a value item says the machine's value was right: accepted, right;
+    corrected with the value the reviewer typed, wrong.  Anything else (a rejection, a
+    correction of the span alone) says nothing about the value: no label."""
+    if action == "accept":
+        return True
+    if action == "correct" and "value" in new:
+        return False
+    return None
+
+
+def value_key(field: str) -> str:
+    """The calibration key of a key term's value: a map of its own, apart from the field's
+    presence map (module docstring); also how `clausemill recalibrate` names it."""
+    return f"{field} (value)"
+
+
+def calibration_key(category: str, question: str | None) -> str | None:
+    """The map a decision on a review item with this category and question feeds: a presence
+    item its category's, a value item its field's value map, any other item (conflicting
+    values, a term left blank, an unreadable check) none."""
+    if question == "presence":
+        return category
+    if question == "value":
+        return value_key(category)
+    return None
+
+
+def review_labels(trails: Iterable[list[Mapping]]) -> list[Label]:
+    """A Label for each item's standing decision on a presence or value question (a
+    double-reviewed item's final one, once it has both), from the trails
+    `repository.item_trails` reads."""
     labels = []
     for trail in trails:
         row = final_decision(trail)
@@ -122,11 +164,13 @@ def presence_labels(trails: Iterable[list[Mapping]]) -> list[Label]:
         evidence = row["previous"].get("evidence") or {}
         parts = evidence.get("priority_parts") or {}
         confidence = evidence.get("uncalibrated", evidence.get("confidence"))
-        category = row["previous"].get("category")
-        right = label_of(row["action"], row["reason"], row["new"], category)
-        if parts.get("question") != "presence" or confidence is None or right is None:
+        category, question = row["previous"].get("category"), parts.get("question")
+        key = calibration_key(category, question)
+        right = (value_label_of(row["action"], row["new"]) if question == "value"
+                 else label_of(row["action"], row["reason"], row["new"], category))
+        if key is None or confidence is None or right is None:
             continue
-        labels.append(Label(category, row["document_id"], float(confidence), right, bool(parts.get("sample")),
+        labels.append(Label(key, row["document_id"], float(confidence), right, bool(parts.get("sample")),
                             float(parts.get("sample_rate") or 0.02)))
     return labels
 

@@ -6,13 +6,15 @@ measured against CUAD's normalized answers by ops/benchmarks/keyterm_values.py.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pipelines.contract_type import classify_contract
 from pipelines.datamodel import Segment
 from pipelines.terms.dates import read_dates
 from pipelines.terms.display import parse_iso_date
 from pipelines.terms.law import read_governing_law
 from pipelines.terms.parties import read_parties
-from pipelines.terms.term import read_term
+from pipelines.terms.term import EXPIRATION, read_term
 from pipelines.terms.value import NOT_STATED, VALUE_NOTE, Quote, TermValue
 
 __all__ = ["CONTRACT_TYPE", "FIELDS", "INITIAL_TERM", "NOT_STATED", "VALUE_NOTE", "Quote", "TermValue", "read_terms"]
@@ -36,7 +38,8 @@ def read_terms(text: str, segments: list[Segment]) -> dict[str, TermValue]:
         values.append(parties)
     dates = {v.field: v for v in read_dates(text, segments)}
     values += dates.values()
-    values += read_term(text, segments, _term_start(dates), _calendar_date(dates.get("Agreement Date")))
+    values += [_with_start_named(v, dates)
+               for v in read_term(text, segments, _term_start(dates), _calendar_date(dates.get("Agreement Date")))]
     law = read_governing_law(text, segments)
     if law is not None:
         values.append(law)
@@ -52,6 +55,19 @@ def _term_start(dates: dict[str, TermValue]) -> TermValue | None:
     if effective is not None:
         return _calendar_date(effective)
     return _calendar_date(dates.get("Agreement Date"))
+
+
+def _with_start_named(value: TermValue, dates: dict[str, TermValue]) -> TermValue:
+    """An expiration computed from a start that was not a calendar date names the key term that
+    start is (the effective date, else the agreement date, as `_term_start` chooses), so a
+    reviewer who gives that date gets the expiration computed (pipelines.terms.derived).  A
+    term counted from an event ("after the Launch Date") names none: no key term dates it."""
+    computed = value.detail.get("computed_from")
+    if value.field != EXPIRATION or not computed or computed.get("start") is not None or "start_from" in value.detail \
+            or value.detail.get("counted_from") or value.detail.get("later_of_event"):
+        return value
+    start_from = "Effective Date" if "Effective Date" in dates else "Agreement Date"
+    return replace(value, detail={**value.detail, "start_from": start_from})
 
 
 def _calendar_date(value: TermValue | None) -> TermValue | None:

@@ -58,7 +58,22 @@ def key_term_text(term: KeyTerm | None) -> str:
 
 
 def how_read(term: KeyTerm) -> str:
-    """How a value was reached, in words: computed from which parts, or which evidence won."""
+    """How a value was reached, in words: typed or confirmed by a reviewer, computed from which
+    parts, or which evidence won."""
+    detail = term.detail
+    if detail.get("corrected_by"):
+        was = detail.get("machine_value")
+        read = f"; the machine read {display_value(term.category, was)}" if was else ""
+        return f"given by {detail['corrected_by']} in review{read}"
+    machine = _machine_reading(term)
+    if detail.get("verified_by"):
+        return f"{machine}; confirmed by {detail['verified_by']} in review"
+    if detail.get("start_corrected_by"):
+        return f"{machine}, the start as {detail['start_corrected_by']} gave it in review"
+    return machine
+
+
+def _machine_reading(term: KeyTerm) -> str:
     computed = term.detail.get("computed_from")
     if computed:
         known = [f"{k.replace('_', ' ')} {display_value(k, str(v))}" for k, v in computed.items() if v is not None]

@@ -26,6 +26,9 @@ from pipelines.terms.renewal import SUCCESSIVE_RE, option_notice, renewal_kind, 
 from pipelines.terms.value import NOT_STATED, Quote, TermValue
 
 INITIAL_TERM, EXPIRATION = "Initial Term", "Expiration Date"
+TERM_CLAUSE = "term clause"
+"""An expiration's `start_from` when the term clause names its own start date."""
+END_OF_START_YEAR = "the end of that calendar year"
 RENEWAL, NOTICE = "Renewal Term", "Notice Period To Terminate Renewal"
 CUE_CHARS = 40
 HEADED_CLAUSE_CHARS = 600  # how far a "Term" heading's clause is read
@@ -594,34 +597,36 @@ def _computed_expiration(text: str, clause: _TermClause, length: Duration, term_
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,),
                          {"computed_from": {"start": None, "term": term}, "later_of_event": True})
     if dated is not None and _OWN_DATE_ANNIVERSARY_RE.search(text, length.start, length.end):
-        start_iso, start_quote = _term_start(None, dated)
+        start_iso, start_quote, start_from = _term_start(None, dated)
     else:
-        start_iso, start_quote = _term_start(clause, start)
+        start_iso, start_quote, start_from = _term_start(clause, start)
     if start_iso is None:
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), {"computed_from": {"start": None, "term": term}})
     value = add_duration(start_iso, length.amount, length.unit)
     return TermValue(EXPIRATION, value, 0.7, (term_quote, start_quote),
-                     {"computed_from": {"start": start_iso, "term": term}})
+                     {"computed_from": {"start": start_iso, "term": term}, "start_from": start_from})
 
 
 def _end_of_start_year(clause: _TermClause, term_quote: Quote, start: TermValue | None) -> TermValue:
     """December 31 of the year the term starts, for a term that runs to the end of "the current
     calendar year"."""
-    start_iso, start_quote = _term_start(clause, start)
+    start_iso, start_quote, start_from = _term_start(clause, start)
     if start_iso is None or len(start_iso) != 10:
         return TermValue(EXPIRATION, NOT_STATED, 0.5, (term_quote,), {"computed_from": {"start": None}})
     return TermValue(EXPIRATION, f"{start_iso[:4]}-12-31", 0.7, (term_quote, start_quote),
-                     {"computed_from": {"start": start_iso, "until": "the end of that calendar year"}})
+                     {"computed_from": {"start": start_iso, "until": END_OF_START_YEAR}, "start_from": start_from})
 
 
-def _term_start(clause: _TermClause | None, start: TermValue | None) -> tuple[str | None, Quote | None]:
-    """Where the term starts: its own commencement, else `start`."""
+def _term_start(clause: _TermClause | None, start: TermValue | None) -> tuple[str | None, Quote | None, str | None]:
+    """Where the term starts: its own commencement, else `start`; with where that came from
+    (TERM_CLAUSE, or the key term `start` is), so a reviewer's correction of that key term
+    can move the expiration computed from it (pipelines.terms.derived)."""
     if clause is not None and clause.start_date is not None:
-        return clause.start_date.iso, Quote(clause.start_date.start, clause.start_date.end, "start date")
+        return clause.start_date.iso, Quote(clause.start_date.start, clause.start_date.end, "start date"), TERM_CLAUSE
     if start is None:
-        return None, None
+        return None, None, None
     first = start.evidence[0]
-    return start.value, Quote(first.start, first.end, "start date")
+    return start.value, Quote(first.start, first.end, "start date"), start.field
 
 
 def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,

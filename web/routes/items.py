@@ -27,11 +27,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from pipelines import logs
+from pipelines.contract_type import ContractType
 from pipelines.parsers.limits import ReadLimits
 from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
 from pipelines.review.listing import keep_priorities_current
 from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
 from pipelines.review.users import Account
+from pipelines.review.value_edits import RENEWAL_KIND_WORDS
 from pipelines.utc import as_utc
 from storage.database import session_scope
 from storage.schema import Document, utcnow
@@ -66,8 +68,14 @@ class DecisionIn(BaseModel):
     start: int | None = None
     end: int | None = None
     value: str | None = None
+    """A clause item's corrected normalized value, or a value item's answer as a person types it
+    ("March 1, 2021", "90 days", one party per line, "not stated")."""
     reason: Literal["wrong_category", "not_a_clause", "wrong_span", "duplicate", "ocr_error"] | None = None
     comment: str | None = None
+    renewal_kind: Literal["automatic", "option", "conditional"] | None = None
+    """A Renewal Term answer's kind: renews by itself, at a party's option, or on a condition."""
+    renewal_limit: int | None = None
+    """A Renewal Term answer's number of renewals allowed; none for no limit."""
 
 
 def _visible_to(user: Account) -> str | None:
@@ -158,7 +166,8 @@ def item_page(request: Request, item_id: ItemId, user: User) -> Response:
         return _refused(request, error)
     renew_ms = max(1, request.app.state.settings.review_lease_s // 3) * 1000
     return render(request, "item.html", {"v": view, "categories": CATEGORIES, "reasons": list(REASON_LABELS.items()),
-                                         "renew_ms": renew_ms})
+                                         "renew_ms": renew_ms, "contract_types": [t.value for t in ContractType],
+                                         "renewal_kinds": list(RENEWAL_KIND_WORDS.items())})
 
 
 @api.get("/items/{item_id}", response_model=ItemView, responses=refusals(401, 404))
@@ -234,10 +243,12 @@ def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated
                 version: Annotated[int, Form()], category: Annotated[str, Form()] = "",
                 start: Annotated[str, Form()] = "", end: Annotated[str, Form()] = "",
                 value: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "",
-                comment: Annotated[str, Form()] = "") -> Response:
+                comment: Annotated[str, Form()] = "", renewal_kind: Annotated[str, Form()] = "",
+                renewal_limit: Annotated[str, Form()] = "") -> Response:
     """Decide from the item page, then go on to the next open item, claimed."""
+    fields = Fields(category, start, end, value, reason, comment, renewal_kind or None, renewal_limit)
     try:
-        _decide(request, item_id, user, action, version, Fields(category, start, end, value, reason, comment))
+        _decide(request, item_id, user, action, version, fields)
     except HTTPException as error:
         return _refused(request, error, item_id)
     return _on_to_next(request, user, None)
@@ -248,7 +259,8 @@ def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated
     _409="The item moved past `version`, or someone else holds it: the detail says who decided it first."))
 def decide_api(request: Request, item_id: ItemId, body: DecisionIn, user: User) -> Decision:
     """Accept, correct or reject the item as of `version` (the version your copy shows)."""
-    fields = Fields(body.category, body.start, body.end, body.value, body.reason, body.comment)
+    fields = Fields(body.category, body.start, body.end, body.value, body.reason, body.comment, body.renewal_kind,
+                    body.renewal_limit)
     return _decide(request, item_id, user, body.action, body.version, fields)
 
 
