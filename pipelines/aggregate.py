@@ -340,7 +340,7 @@ def _review_items(
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
             items.append(ReviewItem(term.candidates[0], f"Conflicting {term.category}: {values}. Decide which governs.",
                                     *priority(playbook.stakes(term.category), 1.0, budget)))
-    items += value_items(key_terms, playbook, budget)
+    items += value_items(key_terms, (m.finding for m in merged), playbook, budget)
     for u in unreadable:
         items.append(ReviewItem(u.finding, u.reason, *priority(u.check.severity, 1.0, budget)))
     return within_budget(items, budget)

@@ -149,3 +149,15 @@ def test_a_confirmed_value_is_certain_and_not_asked_again() -> None:
     assert not {"Notice Period To Terminate Renewal", "Renewal Term"} & set(asked(after))
     # An option renews only if a party acts: the term is not rolled forward past its end.
     assert term_in_force(after.key_terms, AS_OF).status == "expired"
+
+
+def test_two_readings_of_a_date_that_disagree_are_asked_about() -> None:
+    read = value("Effective Date", "the date they were first offered to the other customer", 0.9, 100,
+                 {"reference": "the date they were first offered to the other customer"})
+    clause = Finding("Effective Date", "effective as of June 1, 2022", 60, 90, 1, 0.86, "key-terms", "r1",
+                     value="2022-06-01")
+    items = asked(assess([read, clause]))
+    assert items["Effective Date"].startswith("Two readings of the Effective Date disagree")
+    assert "“June 1, 2022” in a clause found for it" in items["Effective Date"]
+    agreeing = value("Effective Date", "2022-06-01", 0.97, 60)
+    assert "Effective Date" not in asked(assess([agreeing, clause]))

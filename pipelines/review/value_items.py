@@ -13,6 +13,9 @@ and is answered by confirming the value read or typing the right one
     at least DEADLINE_STAKES and it grows urgent as the first deadline nears;
   - the term's end could not be computed because its start was not read as a date: the
     reviewer's date gives the contract its deadlines (pipelines.terms.derived);
+  - two readings of a date disagree: the value read from the whole text, and a confident
+    clause finding of the same key term whose quote states another date (the model's span, a
+    rule's): at least one of them is wrong;
   - its confidence is under the playbook's `review_below`, as for a clause;
   - the random audit sample, as for clauses, so recalibration also sees confident values.
 
@@ -22,19 +25,19 @@ the value is missing.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import date
 
 from pipelines.assessment import ReviewItem
-from pipelines.datamodel import KeyTerm
+from pipelines.datamodel import Finding, KeyTerm
 from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, dated_events, term_in_force
 from pipelines.playbook.schema import Playbook
 from pipelines.playbook.severity import worst
 from pipelines.review.budget import Budget, in_audit_sample, priority
 from pipelines.review.value_edits import FIELD_KINDS
 from pipelines.terms.derived import decided_by
-from pipelines.terms.display import display_value
+from pipelines.terms.display import display_value, parse_iso_date
 from pipelines.terms.durations import describe
 from pipelines.terms.term import TERM_CLAUSE
 from pipelines.terms.value import NOT_STATED
@@ -48,9 +51,12 @@ DEADLINE_STAKES = "medium"
 QUESTION = "value"
 
 
-def value_items(key_terms: Mapping[str, KeyTerm], playbook: Playbook, budget: Budget) -> list[ReviewItem]:
-    """One item per key-term value worth a person's answer (module docstring), unranked."""
+def value_items(key_terms: Mapping[str, KeyTerm], spans: Iterable[Finding], playbook: Playbook,
+                budget: Budget) -> list[ReviewItem]:
+    """One item per key-term value worth a person's answer (module docstring), unranked;
+    `spans` are the document's clause findings, the other readings of its dates."""
     as_of = budget.as_of or date.today()
+    other_dates = _other_dates(spans, playbook.thresholds.present)
     hinges, due = _deadline_values(key_terms, as_of)
     missing_start = _undated_start(key_terms)
     cared = {c.category for c in playbook.value_checks} | {r.category for r in playbook.required}
@@ -70,6 +76,14 @@ def value_items(key_terms: Mapping[str, KeyTerm], playbook: Playbook, budget: Bu
                       f"{field}, which was read as “{shown}”, not a date: give the date, and the term's end and its "
                       "deadlines follow.")
             stakes, chance = worst([stakes, DEADLINE_STAKES]), 1.0
+        elif other_dates.get(field, set()) - {term.value}:
+            others = sorted(other_dates[field] - {term.value})
+            reason = (f"Two readings of the {field} disagree: “{shown}”, read from the whole contract, and "
+                      + ", ".join(f"“{display_value(field, o)}”" for o in others)
+                      + " in a clause found for it: give the right one.")
+            chance = max(chance, 0.5)
+            if field in hinges:
+                stakes = worst([stakes, DEADLINE_STAKES])
         elif field in hinges and f.confidence < DEADLINE_REVIEW_BELOW and due is not None:
             reason = (f"The next deadline ({KIND_TITLES[due[0]].lower()}, {due[1].day} {due[1]:%B %Y}) depends on the {field}, "
                       f"read as “{shown}” at confidence {f.confidence:.2f}: confirm it or give the right value.")
@@ -87,6 +101,15 @@ def value_items(key_terms: Mapping[str, KeyTerm], playbook: Playbook, budget: Bu
         rank_, parts = priority(stakes, chance, _sooner(budget, urgent_by))
         items.append(ReviewItem(f, reason, rank_, {**parts, "question": QUESTION}))
     return items
+
+
+def _other_dates(spans: Iterable[Finding], present: float) -> dict[str, set[str]]:
+    """Per date key term, the calendar dates confident clause findings of it state."""
+    found: dict[str, set[str]] = {}
+    for f in spans:
+        if FIELD_KINDS.get(f.category) == "date" and f.confidence >= present and parse_iso_date(f.value) is not None:
+            found.setdefault(f.category, set()).add(str(f.value))
+    return found
 
 
 def _deadline_values(key_terms: Mapping[str, KeyTerm], as_of: date) -> tuple[set[str], tuple[str, date] | None]:
