@@ -74,11 +74,13 @@ def records(rows: list[dict[str, str]], values: dict[str, dict[str, dict]]) -> l
         for field in FIELDS:
             value = got.get(field)
             if value is not None:
-                out.append(Record(row["pdf"], field, round(value["confidence"], 2), _right(field, value, row)))
+                out.append(Record(row["pdf"], field, round(value["confidence"], 2), right(field, value, row)))
     return out
 
 
-def _right(field: str, value: dict, row: dict[str, str]) -> bool:
+def right(field: str, value: dict, row: dict[str, str]) -> bool:
+    """Whether `value` (value and detail) is right against the contract's CUAD answer, as
+    keyterm_values scores it; Parties only when every name matched and none is extra."""
     if field == "Parties":
         gold = kv.gold_parties(row[kv.ANSWER_COLUMNS[field]])
         ours = [kv.name_key(p["name"]) for p in value["detail"].get("parties", [])]

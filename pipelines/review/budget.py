@@ -5,7 +5,8 @@ earns its place when a person's answer can change an outcome: the best candidate
 category near the presence decision (is the clause there?) decides whether a clause is
 reported, a required clause is missing or a risky clause raises an issue; a weaker candidate
 of the same category changes nothing while the best one stands.  Items quoting the same text
-are one item.  Each contract keeps its `per_contract` most urgent items, and a small random
+are one item, unless they ask for different values (a renewal term and its notice, read from
+one sentence).  Each contract keeps its `per_contract` most urgent items, and a small random
 share of the confident findings goes to review as well, so reviewers' labels also cover what
 the machine is sure of (recalibration needs both).
 
@@ -139,12 +140,12 @@ def in_audit_sample(finding: Finding, rate: float) -> bool:
 
 
 def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
-    """One item per quoted text (the most urgent; the others' categories named in its reason),
+    """One item per quoted text and question (the most urgent; the others' categories named in its reason),
     then the `per_contract` most urgent.  Audit-sample items (parts["sample"]) come on top of
     the cap: they are there because they were not chosen by urgency."""
     merged: list[ReviewItem] = []
     for item in sorted(items, key=lambda r: (-r.priority, r.finding.start)):
-        same = next((m for m in merged if same_evidence(m.finding, item.finding)), None)
+        same = next((m for m in merged if same_evidence(m.finding, item.finding) and _asks_alike(m, item)), None)
         if same is None:
             merged.append(item)
         elif item.finding.category != same.finding.category:
@@ -152,6 +153,14 @@ def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
     sampled = [m for m in merged if m.parts.get("sample")]
     ranked = [m for m in merged if not m.parts.get("sample")][: budget.per_contract]
     return ranked + sampled
+
+
+def _asks_alike(a: ReviewItem, b: ReviewItem) -> bool:
+    """Whether one answer settles both items: two clauses read on the same words are one
+    question (which is it?), but two values read from one sentence (a renewal term and its
+    notice) are two, and neither is answered by saying whether a clause is there."""
+    question_a, question_b = a.parts.get("question") or "presence", b.parts.get("question") or "presence"
+    return question_a == question_b and (question_a != "value" or a.finding.category == b.finding.category)
 
 
 def same_evidence(a: Finding, b: Finding) -> bool:

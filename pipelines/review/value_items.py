@@ -43,9 +43,12 @@ from pipelines.terms.term import TERM_CLAUSE
 from pipelines.terms.value import NOT_STATED
 
 DEADLINE_REVIEW_BELOW = 0.9
-"""A value a coming deadline depends on is asked about under this confidence.  On CUAD's
-training contracts, values read at the levels under it were wrong 9% (an expiration computed
-from a start and a term) to 22% (an effective date read from a reference) of the time."""
+"""A value a coming deadline depends on is asked about under this (calibrated) confidence:
+when it is wrong more than one time in ten.  On CUAD's training contracts as of 2026-12-06
+(ops/benchmarks/value_review.py), reviewers were asked 82 questions (0.24 a contract) for 5 of
+the 7 wrong deadline values; at 0.85, 41 questions caught 4 (the renewal terms, read at 0.86,
+were asked 37 times and never wrong, but an effective date at 0.89 was).  A missed notice
+window costs more than a question."""
 DEADLINE_STAKES = "medium"
 """The least stakes of a value a deadline depends on, whatever the playbook weighs the clause."""
 QUESTION = "value"
@@ -57,7 +60,7 @@ def value_items(key_terms: Mapping[str, KeyTerm], spans: Iterable[Finding], play
     `spans` are the document's clause findings, the other readings of its dates."""
     as_of = budget.as_of or date.today()
     other_dates = _other_dates(spans, playbook.thresholds.present)
-    hinges, due = _deadline_values(key_terms, as_of)
+    hinges, due = deadline_values(key_terms, as_of)
     missing_start = _undated_start(key_terms)
     cared = {c.category for c in playbook.value_checks} | {r.category for r in playbook.required}
     items = []
@@ -112,7 +115,7 @@ def _other_dates(spans: Iterable[Finding], present: float) -> dict[str, set[str]
     return found
 
 
-def _deadline_values(key_terms: Mapping[str, KeyTerm], as_of: date) -> tuple[set[str], tuple[str, date] | None]:
+def deadline_values(key_terms: Mapping[str, KeyTerm], as_of: date) -> tuple[set[str], tuple[str, date] | None]:
     """The key terms the term in force's coming events are computed from, and the first event
     (its kind and date); nothing while no event is ahead."""
     term = term_in_force(dict(key_terms), as_of)
