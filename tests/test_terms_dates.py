@@ -675,3 +675,48 @@ def test_an_effective_date_by_reference_restated_as_a_date_is_that_date():
     assert effective.value == "1993-12-10" and effective.detail["how"] == "restated"
     assert effective.detail["reference"] == "the Date of Acceptance of the System in Lisbon"
     assert terms["Expiration Date"].value == "1994-12-10"
+
+
+# --- Effective Date: an "effective" said of something else; a start date is not the date made --
+
+def test_a_most_favoured_nation_clause_effective_from_its_own_date_is_not_the_effective_date():
+    head = ("MASTER SERVICES AGREEMENT\n\nThis Master Services Agreement is made on May 21, 2022 by and between "
+            'Alder Systems Inc. ("Alder") and Birch Clinics LLC ("Birch").\n\n3.4 Pricing. If Alder offers the '
+            "Services to another customer on better pricing terms, Alder shall offer the same terms to Birch, "
+            "effective from the date they were first offered to the other customer.\n\n")
+    _, terms = _terms(head)
+    assert terms["Agreement Date"].value == "2022-05-21"
+    assert "Effective Date" not in terms
+    _, terms = _terms(head + "4. Services. Alder shall perform the Services with due care and skill.\n\n" * 90
+                      + '11.1 Term. This Agreement shall become effective on the 1st day of June, 2022 (the "Effective '
+                      'Date") and shall continue for two (2) years.')
+    assert terms["Effective Date"].value == "2022-06-01"
+    assert terms["Expiration Date"].value == "2024-06-01"
+    # the preamble's comma after the parties still ties "effective" to the contract
+    _, terms = _terms(
+        'SUPPLY AGREEMENT\n\nThis Supply Agreement is entered into by Alder Co. Ltd. ("Alder") and Birch Inc. '
+        '("Birch"), effective as of the date of the last signature below.\n\n1. Supply. Alder shall supply Birch.',
+        "ALDER CO. LTD.\nBy: /s/ Ann Lee\nDate: March 3, 2021\n\nBIRCH INC.\nBy: /s/ Raj Patel\nDate: March 9, 2021")
+    assert terms["Effective Date"].value == "2021-03-09"
+
+
+def test_a_date_another_clause_makes_something_else_effective_on_is_not_the_effective_date():
+    _, terms = _terms(
+        "REMARKETING AGREEMENT\n\nThis Remarketing Agreement is dated as of August 26, 2014 between Alder Funding "
+        "Inc. and Birch Securities LLC. The Notes were issued under an Indenture. Effective on September 15, 2014, "
+        "the Notes will convert into units of two tranches. The maturity of each tranche will, effective October 8, "
+        "2014, be adjusted to a later date.")
+    assert terms["Agreement Date"].value == "2014-08-26"
+    assert "Effective Date" not in terms
+    _, terms = _terms("SUPPLY AGREEMENT\n\nEffective as of March 1, 2010, this Supply Agreement is entered into by "
+                      "Alder Systems Inc. and Birch Clinics LLC.")
+    assert terms["Effective Date"].value == "2010-03-01"
+
+
+def test_a_preamble_that_starts_the_contract_before_it_is_made_is_dated_when_made():
+    _, terms = _terms(
+        'SUPPLY AND MARKETING AGREEMENT\n\nThis Supply and Marketing Agreement shall be effective as of May 1, 2020 '
+        '(the "Commencement Date") and is made and entered into this 10th day of January, 2020 between Alder Fuels '
+        'Inc. ("Alder") and Birch Marine LLC ("Birch").')
+    assert terms["Agreement Date"].value == "2020-01-10"
+    assert terms["Effective Date"].value == "2020-05-01"

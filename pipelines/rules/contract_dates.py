@@ -220,7 +220,7 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
     for mention in candidates:
         before = text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]
         if mention.start < HEAD_CHARS and (PREAMBLE_CUE_RE.search(before) or _under_title(text, mention)):
-            return mention, "preamble"
+            return _made_after_its_start(text, mention, candidates) or mention, "preamble"
     for mention in candidates:
         if STRICT_PREAMBLE_CUE_RE.search(text[max(0, mention.start - PREAMBLE_CONTEXT_CHARS):mention.start]):
             return mention, "late-preamble"
@@ -237,6 +237,31 @@ def agreement_date_mention(text: str, mentions: list[DateMention],
         return head[0], "first-date"
     if signed:
         return last_signing(text, signed), "signature"
+    return None
+
+
+# Where one sentence ends and the next starts: a full stop or a semicolon before a capital, or a
+# blank line (terms/dates.py reads sentences with it too).  The full stop of a short capitalised
+# word is an abbreviation's: "Inc.", "Co.", "Ltd.", "Dr.", "N.A.", "Corp.".
+SENTENCE_BREAK_RE = re.compile(
+    r"(?:(?<!\b[A-Z])(?<!\b[A-Z][a-zA-Z])(?<!\b[A-Z][a-zA-Z]{2})(?<!\bCorp)(?<!\bCORP)\.|;)\s+(?=[A-Z])|\n\s*\n")
+MADE_AFTER_START_CHARS = 200
+
+
+def _made_after_its_start(text: str, start: DateMention, candidates: list[DateMention]) -> DateMention | None:
+    """The date a preamble says the contract is made on, where the preamble first gives the
+    date it takes effect: "This Agreement shall be effective as of May 1, 2020 (the
+    "Commencement Date") and is made and entered into this 10th day of January, 2020".  A
+    start date is the agreement date only when no date of making follows it in the same
+    sentence: the contract is dated when it is made, and may start months later."""
+    if not called_effective(text, start):
+        return None
+    for later in candidates:
+        if start.end <= later.start <= start.end + MADE_AFTER_START_CHARS and \
+                not SENTENCE_BREAK_RE.search(text, start.end, later.start) and \
+                STRICT_PREAMBLE_CUE_RE.search(text, max(0, later.start - PREAMBLE_CONTEXT_CHARS), later.start) and \
+                not called_effective(text, later):
+            return later
     return None
 
 

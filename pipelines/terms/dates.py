@@ -17,8 +17,9 @@ from dataclasses import dataclass, replace
 
 from pipelines.datamodel import Segment
 from pipelines.rules.contract_dates import (
-    CONTRACT_START, EFFECTIVE_HEAD_CHARS, LATE_PREAMBLE_CHARS, REFERENCE_NOUN, TAKES_EFFECT_ON, agreement_date_mention,
-    called_effective, on_filing_legend,
+    CONTRACT_START, EFFECTIVE_AFTER_RE, EFFECTIVE_BEFORE_RE, EFFECTIVE_CONTEXT_CHARS, EFFECTIVE_HEAD_CHARS,
+    LATE_PREAMBLE_CHARS, REFERENCE_NOUN, SENTENCE_BREAK_RE, TAKES_EFFECT_ON, agreement_date_mention, called_effective,
+    on_filing_legend,
 )
 from pipelines.rules.date_cues import blank_dates, is_full, latest_signature, signature_dates
 from pipelines.rules.dates import DateMention, find_written_dates
@@ -199,9 +200,33 @@ def _called_effective(text: str, mentions: list[DateMention]) -> _Found | None:
     for mention in candidates:
         if mention.start >= EFFECTIVE_HEAD_CHARS or on_filing_legend(text, mention.start):
             continue
-        if called_effective(text, mention):
+        if called_effective(text, mention) and not _effective_for_something_else(text, mention):
             return _from_mention(mention, "called-effective")
     return None
+
+
+# What follows the date of a sentence that opens "Effective on <date>,": a subject other than the
+# contract, and its verb ("..., the Debt Securities will convert", "(the "Commencement Date"), the
+# Company is undertaking an offering").
+_OTHER_SUBJECT_AFTER_RE = re.compile(
+    r"\s*(?:\([^()]{0,80}\)\s*)?,\s*(?!(?i:this|the)\s+(?:[\w-]+\s+){0,3}?(?i:agreement|contract|amendment)\b)"
+    r"(?:[\w“”\"'’().,-]+\s+){1,8}?(?:will|shall|is|are|has|have|hereby|agrees?|may)\b")
+
+
+def _effective_for_something_else(text: str, mention: DateMention) -> bool:
+    """Whether a date called effective is another clause's: an "effective" that a comma ties to
+    that clause's subject ("the Stated Maturity of the Securities will, effective October 8,
+    2014, automatically be adjusted", see _said_of_the_contract), or a sentence that opens with
+    "Effective on <date>," and says what happens then to something other than the contract.
+    Neither dates the contract, whose own "(the "Effective Date")" after the date outranks both."""
+    window_start = max(0, mention.start - EFFECTIVE_CONTEXT_CHARS)
+    effective = EFFECTIVE_BEFORE_RE.search(text, window_start, mention.start)
+    if effective is None or EFFECTIVE_AFTER_RE.search(text[mention.end:mention.end + EFFECTIVE_CONTEXT_CHARS]):
+        return False
+    at = effective.start()
+    if at == 0 or any(m.end() == at for m in SENTENCE_BREAK_RE.finditer(text, max(0, at - 10), at + 1)):
+        return bool(_OTHER_SUBJECT_AFTER_RE.match(text, mention.end))
+    return bool(_PUNCTUATION_BEFORE_RE.search(text, max(0, at - 60), at)) and not _said_of_the_contract(text, at)
 
 
 def _takes_effect(text: str, agreement: _Found | None, signed: list[DateMention]) -> _Found | None:
@@ -304,12 +329,40 @@ def _effective_by_reference(text: str, agreement: _Found | None, signed: list[Da
 # Servicer effective upon the date hereof", "terminate the Original Agreement effective as of".
 _PREDICATED_BEFORE_RE = re.compile(
     r"(?i:\b(?:is|be|been|become|becomes|became|made|and|into|hereby)|"
-    r"\bthis\s+(?:[\w-]+\s+){0,2}(?:agreement|contract)|\bthe\s+(?:agreement|contract))\s*$|[\"“”),]\s*$")
+    r"\bthis\s+(?:[\w-]+\s+){0,2}(?:agreement|contract)|\bthe\s+(?:agreement|contract))\s*$")
+_PUNCTUATION_BEFORE_RE = re.compile(r"[\"“”),]\s*$")
+SENTENCE_REACH_CHARS = 1500
+# A sentence whose subject is the contract: "This Agreement ...", "SUPPLY AGREEMENT ("Supply
+# Agreement") ...", "THIS SERVICES AGREEMENT is made ...", "Co-Branding Agreement, ...".
+_CONTRACT_SUBJECT_RE = re.compile(
+    r"\s*(?i:(?:this|the)\s+)?(?:[\w&,-]+\s+){0,5}?(?i:agreement|contract|amendment|addendum)\b")
 
 
 def _said_of_the_contract(text: str, effective_at: int) -> bool:
-    """Whether the "effective" at this offset says when the contract itself takes effect."""
-    return bool(_PREDICATED_BEFORE_RE.search(text, max(0, effective_at - 60), effective_at))
+    """Whether the "effective" at this offset says when the contract itself takes effect.
+
+    After a verb or the contract's name it does.  After bare punctuation only when the
+    sentence is about the contract (the preamble's "... and Beta Inc. ("Beta"), effective as of
+    the last date of signature"): elsewhere the comma ties "effective" to the clause's own
+    subject, as in a most-favoured-nation clause's "Provider shall offer the same terms to
+    Customer, effective from the date they were first offered to the other customer", whose
+    date is the terms', not the contract's."""
+    window_start = max(0, effective_at - 60)
+    if _PREDICATED_BEFORE_RE.search(text, window_start, effective_at):
+        return True
+    return bool(_PUNCTUATION_BEFORE_RE.search(text, window_start, effective_at)) and \
+        _sentence_about_the_contract(text, effective_at)
+
+
+def _sentence_about_the_contract(text: str, at: int) -> bool:
+    """Whether the sentence holding `at` opens with the contract as its subject, on its first
+    line or on a later one (a title or an exhibit label may run into the preamble when the text
+    layer drops the blank line: "CONSULTING AGREEMENT\nThis Consulting Agreement ...")."""
+    reach = max(0, at - SENTENCE_REACH_CHARS)
+    starts = [m.end() for m in SENTENCE_BREAK_RE.finditer(text, reach, at)]
+    start = starts[-1] if starts else reach
+    line_starts = [start] + [start + m.end() for m in re.finditer(r"\n", text[start:at])]
+    return any(_CONTRACT_SUBJECT_RE.match(text, line_start, at) for line_start in line_starts)
 
 
 def _defined_as_event(text: str, definition: re.Match[str]) -> _Found | None:
