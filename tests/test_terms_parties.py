@@ -491,3 +491,106 @@ def test_a_table_of_contents_line_is_not_a_party():
     assert not is_name("Software Support Services......................4")
     assert not is_name("Customer Obligations…… 5") and not is_name("Definitions . . . . 2")
     assert is_name("Heron Systems Ltd.") and is_name("J. P. Morgan Securities LLC")
+
+
+def test_funds_whose_names_differ_by_a_letter_are_two_parties():
+    """A bare letter ("IV-A", "IV-C") is part of a name; only a dotted one is a piece of a suffix."""
+    from pipelines.terms.party_names import name_key, same_party
+
+    assert not same_party("HERON FUND IV-A, L.P.", "HERON FUND IV-C, L.P.")
+    assert same_party("Heron Fund IV-A, L.P.", "HERON FUND IV-A LP")
+    assert name_key("Quill Partners S.A.") == name_key("Quill Partners")
+    value = read_parties(
+        "JOINT FILING AGREEMENT\n\nThe undersigned agree to the joint filing of this statement.\n\n"
+        "IN WITNESS WHEREOF, the undersigned execute this Agreement.\n"
+        "HERON FUND IV-A, L.P.\nBy: /s/ Ann Lee\nName: Ann Lee\n\n"
+        "HERON FUND IV-C, L.P.\nBy: /s/ Ann Lee\nName: Ann Lee\n")
+    assert value is not None
+    assert [p["name"] for p in value.detail["parties"]] == ["HERON FUND IV-A, L.P.", "HERON FUND IV-C, L.P."]
+
+
+def test_a_place_in_brackets_stays_in_the_name_in_a_preamble_and_under_a_label():
+    preamble = ('This Alliance Agreement is made between Lantern Grid (Hong Kong) Ltd ("Lantern") and Osprey Tide '
+                'Holdings PLC ("Osprey").\n\n1. Purpose.')
+    assert _names(preamble) == ["Lantern Grid (Hong Kong) Ltd", "Osprey Tide Holdings PLC"]
+    labelled = ("COOPERATION AGREEMENT\n\nParty A: Jade River Media Co., Ltd.\nAddress: 8 Harbour Road\n\n"
+                "Party B: Lantern Grid (Hong Kong) Co., Ltd.\nAddress: 2 Queen Street\n\nWhereas:")
+    assert _names(labelled) == ["Jade River Media Co., Ltd.", "Lantern Grid (Hong Kong) Co., Ltd."]
+
+
+def test_a_label_seen_again_is_the_same_party():
+    text = ("COLLABORATION AGREEMENT\n\nParty A: Jade River Media Co., Ltd.\nParty B: Pebble Leasing Co., Ltd\n\n"
+            "1. Definitions\n1.1 \u201cPlatform\u201d refers to the platform operated by Party A: Jade Ride Marketplace.\n")
+    assert _names(text) == ["Jade River Media Co., Ltd.", "Pebble Leasing Co., Ltd"]
+
+
+def test_a_bullet_placeholder_names_a_template_party_defined_by_a_service_role():
+    text = ("SERVICE AGREEMENT\n\nThis Service Agreement is entered into as of [Date] by and between:\n\n"
+            "Party A: Cedar (Tianjin) Learning Co., Ltd. (\u201cService Provider\u201d)\n\nAddress: [\u2022]\n\n"
+            "Party B: [\u2022] (\u201cService Recipient\u201d)\n\nAddress: [\u2022]\n\nWhereas:")
+    parties = _parties(text)
+    assert [(p["name"], p["short_names"]) for p in parties] == [
+        ("Cedar (Tianjin) Learning Co., Ltd.", ["Service Provider"]), ("[\u2022]", ["Service Recipient"])]
+    from pipelines.terms.party_mentions import _names_no_party
+
+    assert _names_no_party("Services") and _names_no_party("Affiliate") and not _names_no_party("Exchange Agent")
+
+
+def test_recitals_headed_in_spaced_capitals_end_the_preamble():
+    text = ('This Agreement is made by and among Kite Ridge, a general partnership ("Partnership"), and Fenwick '
+            'Management Inc., a California corporation ("Manager"):\n\n          R E C I T A L S\n\n'
+            "A. The Partnership, all partners except Owl Wind (Prime), Inc. and Heron Wind (Prime) Inc., "
+            "entered into an agreement.\n")
+    assert _names(text) == ["Kite Ridge", "Fenwick Management Inc."]
+
+
+def test_a_principal_acted_for_is_not_a_party_though_a_party_acting_for_itself_is():
+    text = ('Agreement made between Juniper Fund Management LLC ("Juniper"), on behalf of Juniper Mutual Funds '
+            '("the Trust"), and Slate Life Insurance Company ("Servicing Agent").\n\n1. Services.')
+    assert _names(text) == ["Juniper Fund Management LLC", "Slate Life Insurance Company"]
+    itself = ('This Alliance Agreement is by and between Quarry Health, LLC, a North Carolina limited liability '
+              'company ("Quarry") on behalf of itself and its Affiliates and Tern Labs, Inc., a Delaware '
+              'corporation (the "Company").\n\nRECITALS')
+    assert _names(itself) == ["Quarry Health, LLC", "Tern Labs, Inc."]
+
+
+def test_a_list_laid_out_under_the_following_parties_with_foreign_addresses():
+    text = ('THIS ADDENDUM ("Addendum") is made on the 4th day of February 2019 between the following parties:\n'
+            'Osprey Devices International, LLC, with an office at 3 Lake Point, Lincolnshire IL 60069 ("Osprey");\n\n'
+            "Osprey Devices do Brasil Ltda., a company organized under the laws of Brazil, with offices at "
+            'Av. Paulista, 4800, Sao Paulo ("Osprey Brazil")\n\nAND\n\nPylon Supply, Inc., a company incorporated in '
+            'South Carolina ("Pylon").\n\nWHEREAS:')
+    assert _names(text) == ["Osprey Devices International, LLC", "Osprey Devices do Brasil Ltda", "Pylon Supply, Inc."]
+
+
+def test_a_between_after_a_relationship_or_a_conflict_starts_no_party_list():
+    from pipelines.terms.party_mentions import preamble_mentions
+
+    text = ('SPONSORSHIP TERMS\n\nThe Sponsor shall pay the fee.\n\nNothing herein establishes a joint venture or '
+            'agency relationship between Kite Ridge Funding LLC ("KRF") and the Sponsor.\n\n')
+    assert preamble_mentions(text) == []
+
+
+def test_a_bare_short_name_with_a_stray_space_and_a_list_ended_by_an_earlier_short_name():
+    stray = ("THIS AGREEMENT is made December 3, 2018 by and between NORTH DOCK LLC, a Delaware limited liability "
+             "company (Developer ), and Pelham Couriers Inc. (Client).\n1. Term.")
+    assert _names(stray)[0] == "NORTH DOCK LLC"
+    earlier = ('Granite Bout Media, Inc. ("GBM"), a Delaware company, is the producer of a boxing event (the '
+               '"Event"). This Sponsorship Agreement is made by and between Lotus Trading Ltd ("LT") a Beijing '
+               'company (the "Sponsor") and GBM.\n\n1) The Sponsor wishes to sponsor the Event.')
+    assert _names(earlier) == ["Lotus Trading Ltd", "Granite Bout Media, Inc."]
+
+
+def test_a_long_table_of_contents_pushes_the_preamble_on():
+    contents = "".join(f" {i}. HEADING NUMBER {i} ..........................................{i}\n" for i in range(1, 150))
+    text = ("FRANCHISE AGREEMENT\nTABLE OF CONTENTS\n" + contents + "\nFRANCHISE AGREEMENT\n\nThis agreement is made "
+            "by and between Twist Bakery, Inc., a Pennsylvania corporation (hereinafter referred to as \"Twist\") and "
+            'Osprey Foods LLC ("Franchisee").\n\nNOW THEREFORE')
+    assert text.index("This agreement") > 8000
+    assert _names(text) == ["Twist Bakery, Inc.", "Osprey Foods LLC"]
+
+
+def test_a_role_label_given_a_second_name():
+    text = ("SUPPLY CONTRACT\nContract No:\nThe Buyer/End-User: Shenzhen Lotus Supply Chain Co., Ltd.\nADD:\n"
+            "The Seller:\nADD:\n1. General provisions\n")
+    assert _names(text) == ["Shenzhen Lotus Supply Chain Co., Ltd."]

@@ -27,6 +27,7 @@ from pipelines.rules.parties import (
 )
 from pipelines.terms.party_names import (
     ARTICLE_RE,
+    CONTENTS_LEADER,
     ROLE_WORDS,
     clean_name,
     has_corporate_suffix,
@@ -39,7 +40,7 @@ from pipelines.terms.party_names import (
     trade_name_in,
 )
 
-HEAD_CHARS = 8000  # the preamble starts on the first pages, after legends and a contents list
+HEAD_CHARS = 8000  # the preamble starts on the first pages, after legends and a contents list (see _head_end)
 PREAMBLE_CHARS = 2500
 UNDEFINED_LIST_CHARS = 700  # a party list without definitions is short; past it lies the body
 MAX_INTROS = 8
@@ -82,21 +83,24 @@ _INTRO_RE = re.compile(
 # Full stops are only candidates here, each checked by _ends_sentence.
 _PREAMBLE_END_RE = re.compile(
     rf"\b(?:{RECITALS_START}|PREAMBLE|IT\s+IS\s+(?:HEREBY\s+)?AGREED|agree\s+as\s+follows)\b"
-    r"|(?m:^[ \t]*(?:INTRODUCTION|Introduction)[ \t]*:?[ \t]*$)"  # a heading over the body's first words
+    # a heading over the body's first words, or over recitals spelt out in spaced capitals
+    r"|(?m:^[ \t]*(?:INTRODUCTION|Introduction|R[ \t]E[ \t]C[ \t]I[ \t]T[ \t]A[ \t]L[ \t]S)[ \t]*:?[ \t]*$)"
     r"|\.[\"”’]?\s+(?=[A-Z])"  # a candidate sentence end, checked by _ends_sentence
 )
-# The capacity a party acts in, naming whom it acts for: "as Administrator for", "as agent of".
-# The principal is named and defined, but the party is the one acting.
+# The capacity a party acts in, naming whom it acts for: "as Administrator for", "as agent of",
+# "on behalf of" a named principal ("on behalf of itself" names none).  The principal is named and
+# defined, but the party is the one acting.
 _CAPACITY_RE = re.compile(
-    r"[\s,]*as\s+(?:(?:the|an?|its)\s+)?(?:[\w\-]+\s+){0,2}?(?:administrator|agent|trustee|nominee|manager|"
-    r"attorney-in-fact|custodian)\s+(?:for|of|to)\s+(?:and\s+on\s+behalf\s+of\s+)?(?=[A-Z])", re.IGNORECASE)
+    r"[\s,]*(?:as\s+(?:(?:the|an?|its)\s+)?(?:[\w\-]+\s+){0,2}?(?:administrator|agent|trustee|nominee|manager|"
+    r"attorney-in-fact|custodian)\s+(?:for|of|to)\s+(?:and\s+on\s+behalf\s+of\s+)?(?=[A-Z])"
+    r"|on\s+behalf\s+of\s+(?-i:(?=[A-Z])))", re.IGNORECASE)
 # A reference to an earlier agreement, whose parties are named in passing.
 _OTHER_AGREEMENT_RE = re.compile(r"(?i)\b(?:that\s+certain|(?:as\s+)?an?\s+amendment\s+(?:to|of))\b")
 # Words a full stop after which does not end the sentence.
 _ABBREVIATIONS = {
     "inc", "ltd", "co", "corp", "no", "mr", "ms", "mrs", "dr", "st", "jr", "sr", "ave", "blvd", "rd",
     "ste", "bros", "etc", "l.p", "n.a", "s.a", "b.v", "n.v", "u.s", "p.o", "pty", "pte", "plc", "llc",
-    "ft", "mt", "fl", "bldg", "dept", "ltda", "prof", "avv", "messrs",
+    "ft", "mt", "fl", "bldg", "dept", "ltda", "prof", "avv", "messrs", "av",
 }
 _LAST_WORD_RE = re.compile(r"[\w.]+$")
 _INITIALS_RE = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")  # "U.S.A", "N.V"
@@ -117,9 +121,9 @@ _HEREINAFTER_RE = re.compile(
 _BARE_HEREINAFTER_RE = re.compile(
     rf"\(\s*{HEREINAFTER}\s+{CALLED_AS}"
     r"(?P<short>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s*\)", re.IGNORECASE)
-# A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and".
+# A parenthetical short name whose quotes the PDF lost: "Bioeq IP AG, ... (Bioeq) and", "(Developer ),".
 _BARE_SHORT_RE = re.compile(
-    r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\)(?=\s*(?:,|;|\.|and\b|\(|$)|[ \t]*\n)")
+    r"\((?:the\s+)?([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})[ \t]?\)(?=\s*(?:,|;|\.|and\b|\(|$)|[ \t]*\n)")
 # Short names that are not a party: rules/parties.py's NOT_A_PARTY_WORDS, the parties collectively ("Party
 # A" is one party, and so is an NDA's "Disclosing Party", though the rule's reader refuses any "Party"),
 # and more that a value shown to a reader must not take for a party: shares, the SEC, a country.
@@ -129,6 +133,22 @@ _NOT_A_PARTY_RE = re.compile(
     r"transactions?|purpose|information|material|representatives?|discussions?|proposals?)\b"
     r"|^(?-i:U\.?S\.?(?:A\.?)?|PRC|U\.?K\.?|E\.?U\.?)$"  # a country: 'United States of America ("USA")'
 )
+# The last word of a role, which makes a short name a party's whatever words come before it.
+_ROLE_NOUNS = frozenset(w.split()[-1] for w in ROLE_WORDS)
+
+
+def _names_no_party(short: str) -> bool:
+    """Whether a short name names no party: "Agreement", "Services", "the Parties".  A role
+    made of such a word and a role noun is a party's: "Service Provider", "Service Recipient",
+    "Exchange Agent" (though "Affiliate" alone is a defined term, not a party)."""
+    refused = _NOT_A_PARTY_RE.search(short)
+    if refused is None:
+        return False
+    words = short.split()
+    role_noun = len(words) > 1 and words[-1].lower() in _ROLE_NOUNS
+    return not (role_noun and refused.start() < len(short) - len(words[-1]))
+
+
 # Inside a definition, what introduces a combined short name ("and together with Seller, "Arizona"").
 _COMBINED_RE = re.compile(r"(?i)\b(?:together|collectively|jointly|each|both|individually)\b")
 # A definition naming several parties together: "(collectively "WYZZ")", "(each and both of them".
@@ -142,12 +162,13 @@ _EACH_SEPARATOR_RE = re.compile(r"(?:,\s*|\s+)(?i:and)\s+(?=[A-Z])")
 # Between the items of a jointly defined run: "WYZZ, Inc. and WYZZ Licensee, Inc.".
 _JOINT_SEPARATOR_RE = re.compile(r",?\s+and\s+|,\s+|\n\s*\n\s*", re.IGNORECASE)
 # Where one party of a list ends and the next begins: a semicolon (U+037E, the Greek question mark, is
-# the semicolon some PDFs hold), "AND:", a list number "(b)", or rules/parties.py's LIST_BREAK.  The
-# rule's parties reader, whose evidence is calibrated as it reads now, takes neither U+037E nor these
-# marks, and splits at a colon and at "between".
+# the semicolon some PDFs hold), "AND:", a list number "(b)", a colon ending a line ("between the
+# following parties:\n"), or rules/parties.py's LIST_BREAK.  The rule's parties reader, whose
+# evidence is calibrated as it reads now, takes neither U+037E nor these marks, and splits at any
+# colon and at "between".
 _STRONG_SEPARATOR_RE = re.compile(
-    rf"[,;\u037e)]\s*and\b|[;\u037e]|\bAND\s*:|\(\s*(?:\d{{1,2}}|[a-h]|[ivx]{{1,4}})\s*\)|{LIST_BREAK}", re.IGNORECASE
-)
+    rf"[,;\u037e)]\s*and\b|[;\u037e]|\bAND\s*:|\(\s*(?:\d{{1,2}}|[a-h]|[ivx]{{1,4}})\s*\)|:[ \t]*\n|{LIST_BREAK}",
+    re.IGNORECASE)
 _LAST_RESORT_RE = re.compile(r",|\bof\b")
 # The capitalised words right before a definition: "to retain Gianluca Rotino ("Consultant")".
 _CAPITALISED_RUN_RE = re.compile(r"(?:[A-Z][\w.&'’\-]*,?\s+(?:(?:of|the|de|&)\s+)?)*[A-Z][\w.&'’\-]*,?\s*\Z")
@@ -170,16 +191,36 @@ _INDIVIDUAL_RE = re.compile(r"(?i)\ban\s+individual\b|\bresiding\b|\bresident\s+
 
 # --- the preamble ----------------------------------------------------------------------------
 
+# A contents line: a heading run out to its page number by leaders ("Grant of Franchise ..... 7").
+_CONTENTS_LINE_RE = re.compile(rf"(?m)^[^\n]*(?:{CONTENTS_LEADER})[^\n]*$")
+
+
+def _head_end(text: str) -> int:
+    """Where the preamble is sought up to: the head, lengthened by the contents lines in it,
+    since a long contents list pushes the preamble pages on."""
+    contents = sum(len(m.group()) + 1 for m in _CONTENTS_LINE_RE.finditer(text, 0, min(len(text), HEAD_CHARS)))
+    return HEAD_CHARS + contents
+
+
+# What a "between" follows in the body: a relationship, a conflict or a dealing between the parties.
+_RELATION_BEFORE_RE = re.compile(
+    r"(?i)\b(?:relationships?|partnership|joint\s+venture|agency|conflicts?|inconsistenc(?:y|ies)|discrepanc(?:y|ies)|"
+    r"disputes?|differences?|disagreements?|communications?|negotiations?|dealings?|transactions?)\s*$")
+
+
 def preamble_mentions(text: str) -> list[Mention]:
     """The parties of the best party list among the head's "between"s.
 
     A "between" can belong to a cover page, a contents list or a recital, so each of the first
     few is parsed: the first list defining two parties wins, else the list with the most
-    parties (the earliest on a tie).
+    parties (the earliest on a tie).  A "between" after a relationship or a conflict ("no
+    partnership between SDBF and Padres L.P. (the "Padres")") is the body's, not a party list.
     """
     best: list[Mention] = []
     best_score = 0
-    for intro in list(_INTRO_RE.finditer(text, 0, min(len(text), HEAD_CHARS)))[:MAX_INTROS]:
+    intros = [m for m in _INTRO_RE.finditer(text, 0, min(len(text), _head_end(text)))
+              if not _RELATION_BEFORE_RE.search(text, max(0, m.start() - 40), m.start())]
+    for intro in intros[:MAX_INTROS]:
         laid_out = intro.group().rstrip().endswith(":") or intro.group("heading") is not None
         mentions = _party_list(text, intro.end(), laid_out=laid_out)
         if sum(bool(m.short_names) for m in mentions) >= 2:
@@ -200,7 +241,7 @@ _ROLE_DEFINED_RE = re.compile(
 def _defined_roles(text: str) -> list[Mention]:
     """The parties a definitions section names by role, when nothing else named them."""
     mentions: list[Mention] = []
-    for m in _ROLE_DEFINED_RE.finditer(text, 0, min(len(text), HEAD_CHARS)):
+    for m in _ROLE_DEFINED_RE.finditer(text, 0, min(len(text), _head_end(text))):
         role = m.group("role")
         name = clean_name(m.group("name")) if role.lower() in ROLE_WORDS else None
         if name is None or not (has_corporate_suffix(name) or looks_like_person(name)) or \
@@ -249,7 +290,7 @@ def _unintroduced_list(text: str) -> list[Mention]:
     ...", or a letter's "In connection with ... a transaction with Vega Holdings Corp. (the
     "Company")".  A letter is read from its salutation on, so that its letterhead, date and
     addressee block are not taken for the first party's name."""
-    first = next(iter(_definitions(text, 0, min(len(text), HEAD_CHARS))), None)
+    first = next(iter(_definitions(text, 0, min(len(text), _head_end(text)))), None)
     salutations = [m.end() for m in _SALUTATION_RE.finditer(text, 0, first[0])] if first is not None else []
     return [m for m in _party_list(text, salutations[-1] if salutations else 0) if m.short_names]
 
@@ -295,10 +336,33 @@ def _party_list(text: str, start: int, laid_out: bool = False) -> list[Mention]:
             mentions[-1].short_names += [s for s in shorts if s not in mentions[-1].short_names]
             mentions[-1].clause_end = d_end
         cursor = d_end
-    trailing = _mention_before(text, cursor, end, named_only=True, listed_only=True)
+    trailing = _mention_before(text, cursor, end, named_only=True, listed_only=True) \
+        or _defined_before(text, start, cursor)
     if trailing is not None and mentions:
         mentions.append(trailing)
     return mentions
+
+
+# The list's last item given by a short name alone: "... (the "Sponsor") and ACM."
+_LISTED_SHORT_RE = re.compile(r"[\s,]*and\s+(?:the\s+)?(?P<short>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})\b")
+
+
+def _defined_before(text: str, start: int, cursor: int) -> Mention | None:
+    """The party a list ends with by its short name, defined before the list began: "American
+    Champion Media, Inc. ("ACM") ... is the producer of the event, and this Agreement is made
+    between Shun Li Trading Ltd ("SLD") and ACM."  None when the list ends otherwise."""
+    listed = _LISTED_SHORT_RE.match(text, cursor)
+    if listed is None:
+        return None
+    previous_end = max(0, start - PREAMBLE_CHARS)
+    for d_start, d_end, shorts in _definitions(text, previous_end, start):
+        if listed.group("short") in shorts:
+            mention = _mention_before(text, previous_end, d_start, named_only=True)
+            if mention is not None:
+                mention.short_names, mention.clause_end = shorts, d_end
+            return mention
+        previous_end = d_end
+    return None
 
 
 def _jointly_defined(text: str, start: int, d_start: int) -> Mention | None:
@@ -394,7 +458,7 @@ def _definitions(text: str, start: int, end: int) -> list[tuple[int, int, list[s
         if shorts:
             found.append((p_start, p_end, shorts))
     for m in _HEREINAFTER_RE.finditer(text, start, end):
-        if not any(s <= m.start() < e for s, e, _ in found) and not _NOT_A_PARTY_RE.search(m.group(1)):
+        if not any(s <= m.start() < e for s, e, _ in found) and not _names_no_party(m.group(1)):
             found.append((m.start(), m.end(), [m.group(1).strip(" ,.;")]))
     return sorted(found)
 
@@ -405,7 +469,7 @@ def _unquoted_shorts(text: str, p_start: int, p_end: int) -> list[str] | None:
     a line's end, though not a subtitle alone on its line ("(DA-9801 Licensed Products)").  A
     bracketed suffix ("(LLC)") or organisation is part of a name, though "(the Company)" is a role."""
     hereinafter = _BARE_HEREINAFTER_RE.fullmatch(text, p_start, p_end)
-    if hereinafter and not _NOT_A_PARTY_RE.search(hereinafter.group("short")):
+    if hereinafter and not _names_no_party(hereinafter.group("short")):
         return [hereinafter.group("short").strip(" ,.;")]
     bare = _BARE_SHORT_RE.match(text, p_start, min(len(text), p_end + 6))
     if bare is None or not text[text.rfind("\n", 0, p_start) + 1:p_start].strip() \
@@ -446,7 +510,7 @@ def _quoted_shorts(inner: str) -> list[str] | None:
         if _COMBINED_RE.search(inner, 0, m.start()) and shorts:
             break
         if short and (short[0].isalpha() or short[0].isdigit() and any(c.isalpha() for c in short)) \
-                and not _NOT_A_PARTY_RE.search(short) and short not in shorts:  # "1-800-Flowers" too
+                and not _names_no_party(short) and short not in shorts:  # "1-800-Flowers" too
             shorts.append(short)
     return shorts
 
@@ -576,9 +640,11 @@ def _locate(text: str, start: int, end: int, name: str) -> tuple[int, int]:
 # --- labels and signature blocks -------------------------------------------------------------
 
 _ROLE_LABEL = "|".join(sorted((re.escape(w) for w in ROLE_WORDS), key=len, reverse=True))
-# "Company: Acme Inc." or "RECIPIENT:\nJohn Smith" at the start of a line.
+# "Company: Acme Inc." or "RECIPIENT:\nJohn Smith" at the start of a line, the role perhaps given a
+# second name ("The Buyer/End-User: Acme Inc.").
 _ROLE_LABEL_RE = re.compile(
-    rf"(?im)^[ \t]*(?:the\s+)?(?P<label>{_ROLE_LABEL})(?:[ \t]+name)?[ \t]*:[ \t]*\n?[ \t]*(?P<name>[^\n]{{2,100}})$"
+    rf"(?im)^[ \t]*(?:the\s+)?(?P<label>{_ROLE_LABEL})(?:[ \t]*/[ \t]*[\w\-]+)?(?:[ \t]+name)?[ \t]*:[ \t]*\n?[ \t]*"
+    r"(?P<name>[^\n]{2,100})$"
 )
 # "LICENSEE: Beta LLC" on a signature line.
 _LABEL_PREFIX_RE = re.compile(rf"(?i)\s*(?:the\s+)?(?:{_ROLE_LABEL})\s*:\s*")
@@ -602,15 +668,25 @@ _WITNESS_RE = re.compile(r"IN\s+WITNESS\s+WHEREOF|In\s+Witness\s+Whereof|EXECUTE
 
 
 def labelled_mentions(text: str) -> list[Mention]:
-    """Parties set out by label: "Party A: Acme Co., Ltd." (the rules' reading) or "Company: ..."."""
-    mentions = [
-        Mention(name, p.name_start, p.name_end, "label", [text[s.start:s.end] for s in p.short_names], p.end)
-        for p in labelled_parties(text)
-        if (name := clean_name(text[p.name_start:p.name_end])) is not None
-    ]
+    """Parties set out by label: "Party A: Acme Co., Ltd." (the rules' reading) or "Company: ...".
+
+    The rules' reading stops a name at its first bracket, so the name is read again to the end
+    of its line: "Party B: Harbour Lights (Hong Kong) Co., Ltd." keeps its place and suffix.  A
+    label names one party, so a label seen again ("the platform operated by Party A: Lumen
+    Marketplace" in the definitions) is that party again, not another.
+    """
+    mentions: list[Mention] = []
+    for p in labelled_parties(text):
+        line_end = text.find("\n", p.name_end)
+        line_end = len(text) if line_end < 0 else line_end
+        name = clean_name(text[p.name_start:line_end]) or clean_name(text[p.name_start:p.name_end])
+        labels = [text[s.start:s.end] for s in p.short_names]
+        if name is not None and not any(set(labels) & set(m.short_names) for m in mentions):
+            start, end = _locate(text, p.name_start, line_end, name)
+            mentions.append(Mention(name, start, end, "label", labels, p.end))
     if mentions:
         return mentions
-    for m in _ROLE_LABEL_RE.finditer(text, 0, min(len(text), HEAD_CHARS)):
+    for m in _ROLE_LABEL_RE.finditer(text, 0, min(len(text), _head_end(text))):
         name = clean_name(m.group("name"))
         if name is not None and not any(x.name == name for x in mentions):
             start, end = _locate(text, m.start("name"), m.end("name"), name)

@@ -49,7 +49,8 @@ _DESCRIPTION_RE = re.compile(
     r"e-?mail|phone)\b"
     r"|\s+of\s+(?=\d|\[|the\s+other\s+part|one\s+part)"  # "Celebrity Speakers of 90 High Street"
     r"|\s*\n\s*\n|\s{3,}|\s*[;:]\s|,\s*(?=\d)|\s+(?=\d{3,}\b[^\n]*\b(?:Street|St\.|Avenue|Ave|Road|Suite)\b)"
-    r"|\s*\((?!(?-i:[A-Z][\w.]*\)\s*[A-Z]))",  # "Dialog Semiconductor (UK) Ltd." stays whole
+    # "Dialog Semiconductor (UK) Ltd." and "China Online Housing (Hong Kong) Co., Ltd." stay whole
+    r"|\s*\((?!(?-i:[A-Z][\w.]*(?:\s+[A-Z][\w.]*){0,2}\)\s*[A-Z]))",
     re.IGNORECASE,
 )
 _OF_JURISDICTION_RE = re.compile(r"\s+of\s+((?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*){0,2})")
@@ -75,9 +76,11 @@ _POSTCODE_RE = re.compile(
 )
 _CITY_STATE_RE = re.compile(r",\s*[A-Z]{2}$")
 _PLACE_WORDS_RE = re.compile(r"(?i)\b(?:the|state|commonwealth|province|republic|of)\b")
-_PLACEHOLDER_RE = re.compile(r"^[\[\]_*.\s]+$")
-# A table of contents' line: "Services ........ 4", "Customer Obligations…… 5".
-_LEADER_RE = re.compile(r"\.{4,}|…|(?:\.\s){3,}")
+# A name left blank or redacted: "[ * * * ]", "[•]" (a template's bullet), "________".
+_PLACEHOLDER_RE = re.compile(r"^[\[\]_*•●.\s]+$")
+# The leaders of a table of contents' line: "Services ........ 4", "Customer Obligations…… 5".
+CONTENTS_LEADER = r"\.{4,}|…|(?:\.\s){3,}"
+_LEADER_RE = re.compile(CONTENTS_LEADER)
 # Lower-case words a legal name may hold; any other lower-case word means a sentence.
 _NAME_CONNECTORS = {
     "of", "and", "the", "for", "de", "del", "des", "du", "la", "le", "los", "las", "van", "von", "der",
@@ -268,15 +271,20 @@ def has_personal_marker(name: str) -> bool:
 
 
 _NUMERAL_RE = re.compile(r"^(?:[ivx]{1,5}|\d{1,3})$")
+_SUFFIX_LETTERS = frozenset("lcspa")  # the dotted letters of "L.L.C.", "L.P.", "S.A.", "P.C."
 
 
 def name_key(name: str) -> frozenset[str]:
     """The words two spellings of one name share: case, punctuation and suffixes aside.
 
     A word said twice counts twice ("ii#2"): "Mezzanine Partners II Lux S.à r.l. II" is a sister
-    of "Mezzanine Partners II Lux S.à r.l.", though it adds no word the other lacks."""
-    words = re.sub(r"[^\w]+", " ", name.casefold().replace("’", "").replace("'", "")).split()
-    core = [w for w in words if not _SUFFIX_WORD_RE.match(w) and w not in ("the", "a", "l", "c", "s", "p")]
+    of "Mezzanine Partners II Lux S.à r.l.", though it adds no word the other lacks.  A dotted
+    letter is a piece of a suffix ("L.L.C.", "S.A."), but a bare one is part of the name:
+    "Clarus IV-A, L.P." and "Clarus IV-C, L.P." are two funds."""
+    tokens = re.findall(r"\w+\.?", name.casefold().replace("’", "").replace("'", ""))
+    words = [t.rstrip(".") for t in tokens]
+    core = [w for w, t in zip(words, tokens)
+            if not _SUFFIX_WORD_RE.match(w) and w != "the" and not (t[1:] == "." and w in _SUFFIX_LETTERS)]
     repeated = [f"{w}#{n}" for w, n in Counter(core).items() if n > 1]
     return frozenset(core + repeated or words)
 
