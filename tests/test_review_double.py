@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from conftest import TEXT_SAMPLES, run_cli, some_samples, sqlite_url
 from pipelines.cli.batches import batch_options
 from pipelines.review.agreement import ALL, Pair, agreement, agreement_by_category, cohen_kappa, confusion, review_pairs
-from pipelines.review.decisions import standing
+from pipelines.review.decisions import question_of, standing
 from pipelines.review.double_review import in_double_review_sample, mark_double_review, reviews_needed
 from pipelines.review.queue import NeedsAnotherReviewer, ReviewConflict, claim_next, decide, hold, undo_last
 from storage import repository, schema
@@ -245,14 +245,19 @@ def test_audit_with_double_review_marks_its_share_and_the_cli_reports_agreement(
         rows = session.execute(select(schema.ReviewItem, schema.Document.sha256).join(schema.Document)).all()
         assert session.get(schema.Batch, "dbl").options["double_review"] == 0.5
         marked = {item.id for item, _ in rows if reviews_needed(item.evidence) == 2}
+        values = {item.id for item, _ in rows if question_of(item.evidence) == "value"}  # answered, not rejected
         expected = {item.id for item, sha256 in rows if in_double_review_sample(
             sha256, item.category, item.evidence["start"], item.evidence["end"], 0.5)}
     assert marked == expected and 0 < len(marked) < len(rows)
     with session_scope(url) as session:
         for n, item_id in enumerate(sorted(marked)):
             decide(session, item_id, "ann", "accept", 1, later(n))
-            decide(session, item_id, "bob", "accept" if n % 2 else "reject", 2, later(n),
-                   reason=None if n % 2 else "not_a_clause")
+            if n % 2:
+                decide(session, item_id, "bob", "accept", 2, later(n))
+            elif item_id in values:
+                decide(session, item_id, "bob", "correct", 2, later(n), new={"value": "not stated"})
+            else:
+                decide(session, item_id, "bob", "reject", 2, later(n), reason="not_a_clause")
     result = run_cli(["review", "agreement", "--batch", "dbl"], embedded_env, timeout=60)
     assert result.returncode == 0, result.stderr
     [total] = [line for line in result.stdout.splitlines() if ALL in line]

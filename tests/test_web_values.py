@@ -105,8 +105,10 @@ def test_a_corrected_date_moves_the_deadline_in_the_report_and_the_calendar(serv
     doc = document(after, filename)
     assert doc["assessment"]["key_terms"][category]["value"] == typed.isoformat()
     assert doc["term_in_force"]["end"] == term_end.isoformat()
-    assert doc["deadlines"][-1]["date"] == term_end.isoformat()
-    assert f"DTSTART;VALUE=DATE:{term_end:%Y%m%d}" in calendar
+    assert doc["deadlines"][-1]["date"] == term_end.isoformat()  # the term renews or ends there
+    first = date.fromisoformat(doc["deadlines"][0]["date"])  # that, or the last day for notice before it
+    assert term_end - timedelta(days=366) < first <= term_end
+    assert f"DTSTART;VALUE=DATE:{first:%Y%m%d}" in calendar
     assert "in review" in json.dumps(doc["deadlines"][-1]["computed"])
 
 

@@ -10,6 +10,9 @@ Python's json module reads NaN, Infinity and -Infinity, which JSON does not have
 validation error echoes the input it refused; FastAPI's own handler then cannot write its
 answer (Starlette refuses to write non-finite numbers as JSON) and the client got a 500.
 `validation_failed` echoes such numbers as the words the client sent.
+
+A page path (anything outside /api) is answered by a page of the app instead, saying what to
+do (web.pages.refusal_page): a browser never shows a reviewer a bare JSON body.
 """
 from __future__ import annotations
 
@@ -20,8 +23,14 @@ from typing import Any
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from web.auth import is_api
+from web.pages import refusal_page
 
 
 class Refusal(BaseModel):
@@ -50,6 +59,19 @@ def _as_json(number: float) -> float | str:
     return number if math.isfinite(number) else json.dumps(number)  # 'NaN', 'Infinity', '-Infinity'
 
 
-async def validation_failed(request: Request, error: RequestValidationError) -> JSONResponse:
+async def validation_failed(request: Request, error: RequestValidationError) -> Response:
+    """422 with what failed under /api; on a page, a 400 page naming the fields to fill in."""
+    if not is_api(request.url.path):
+        fields = sorted({str(e["loc"][-1]) for e in error.errors() if e.get("loc")})
+        named = ", ".join(fields) or "what it needs"
+        return refusal_page(request, 400, f"The form's {named} was missing or not what the page sends.")
     return JSONResponse({"detail": jsonable_encoder(error.errors(), custom_encoder={float: _as_json})},
                         status_code=422)
+
+
+async def refused(request: Request, error: StarletteHTTPException) -> Response:
+    """An HTTPException: JSON under /api, as FastAPI answers it; on a page, a page of the app
+    that says what to do (web.pages.refusal_page), never a bare JSON body in a browser."""
+    if is_api(request.url.path):
+        return await http_exception_handler(request, error)
+    return refusal_page(request, error.status_code, str(error.detail))

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from pipelines.settings import Settings
-from web.api_errors import validation_failed
+from web.api_errors import refused, validation_failed
 from web.auth import AuthGate
 from web.login_throttle import LoginThrottle, PasswordChecks
 from web.pages import templates
@@ -26,6 +27,7 @@ def create_app(settings: Settings) -> FastAPI:
     app = FastAPI(title="clausemill review", openapi_url="/api/openapi.json", docs_url=None, redoc_url=None,
                   max_body_size=settings.max_request_bytes)
     app.add_exception_handler(RequestValidationError, validation_failed)
+    app.add_exception_handler(StarletteHTTPException, refused)
     app.state.settings = settings
     app.state.templates = templates()
     app.state.throttle = LoginThrottle(settings.login_max_failures, settings.login_window_s)

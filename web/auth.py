@@ -26,28 +26,21 @@ from fastapi import HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
 from pipelines.review.users import Account, active_user
 from storage.database import session_scope
+from web.csrf import CSRF_FIELD, CSRF_HEADER, csrf_token
+from web.pages import refusal_page
 
 PUBLIC_PATHS = frozenset({"/login", "/healthz", "/metrics"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-CSRF_FIELD = "csrf_token"
-CSRF_HEADER = "X-CSRF-Token"
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def is_api(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
-
-
-def csrf_token(session: dict) -> str:
-    """The session's CSRF token, made the first time a page needs one."""
-    if not session.get("csrf"):
-        session["csrf"] = secrets.token_urlsafe(32)
-    return session["csrf"]
 
 
 def start_session(session: dict, account: Account) -> None:
@@ -96,10 +89,10 @@ class AuthGate(BaseHTTPMiddleware):
             try:
                 sent = await _sent_csrf_token(request)
             except StarletteHTTPException as error:  # what Starlette's body and form readers raise
-                return _refused(path, error.detail, error.status_code)
+                return _refused(request, error.detail, error.status_code)
             expected = session.get("csrf") or ""
             if not expected or not secrets.compare_digest(sent.encode(), expected.encode()):
-                return _refused(path, f"This request did not carry the session's CSRF token (form field {CSRF_FIELD} "
+                return _refused(request, f"This request did not carry the session's CSRF token (form field {CSRF_FIELD} "
                                       f"or header {CSRF_HEADER}): reload the page and try again.", 403)
         return await call_next(request)
 
@@ -111,10 +104,10 @@ def _not_logged_in(request: Request) -> Response:
     return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
 
 
-def _refused(path: str, message: str, status_code: int) -> Response:
-    if is_api(path):
+def _refused(request: Request, message: str, status_code: int) -> Response:
+    if is_api(request.url.path):
         return JSONResponse({"detail": message}, status_code=status_code)
-    return PlainTextResponse(message, status_code=status_code)
+    return refusal_page(request, status_code, message)
 
 
 def current_user(request: Request) -> Account:

@@ -34,6 +34,35 @@ class Fields:
     renewal_limit: str | int | None = None
 
 
+ANSWERS: dict[str, str] = {"yes": "accept", "no": "reject", "other": "correct", "elsewhere": "correct",
+                           "confirm": "accept", "value": "correct"}
+"""The item page's numbered answers, as decisions: a clause item's "yes", "no", "it's another
+clause" and "it's here, but the words are elsewhere"; a value item's "confirm" and "the right
+value"."""
+
+
+def answered(answer: str, fields: Fields) -> tuple[str, Fields]:
+    """The page's answer as an action and only the fields that answer uses: the form sends
+    every field, prefilled, and "another clause" must not also move the span."""
+    if answer not in ANSWERS:
+        raise ValueError("choose an answer: " + ", ".join(f"{i} {a}" for i, a in enumerate(ANSWERS, 1) if i <= 4))
+    comment = fields.comment
+    if answer == "no":
+        return "reject", Fields(reason=fields.reason, comment=comment)
+    if answer == "other":
+        if not (fields.category or "").strip():
+            raise ValueError("say which clause it is: type its name in the box beside “It's another clause”")
+        return "correct", Fields(category=fields.category, comment=comment)
+    if answer == "elsewhere":
+        if not (str(fields.start or "").strip() and str(fields.end or "").strip()):
+            raise ValueError("select the words where the clause is, in the quote or on the page")
+        return "correct", Fields(start=fields.start, end=fields.end, comment=comment)
+    if answer == "value":
+        return "correct", Fields(value=fields.value, comment=comment, renewal_kind=fields.renewal_kind,
+                                 renewal_limit=fields.renewal_limit)
+    return "accept", Fields(comment=comment)
+
+
 def record(session: Session, item_id: int, reviewer: str, visible_to: str | None, action: str, version: int,
            fields: Fields, now: datetime) -> Decision:
     """Decide the item; raises decide's errors (ReviewConflict, NotYours, ValueError) and

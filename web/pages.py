@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from pipelines.reports.html_report import environment
-from web.auth import csrf_token
+from web.csrf import csrf_token
 from web.security_headers import NONCE, nonce_of
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -35,3 +35,22 @@ def render(request: Request, name: str, context: dict | None = None, status_code
     page = {"user": getattr(request.state, "user", None), "csrf_token": csrf_token(request.session),
             NONCE: nonce_of(request), **(context or {})}
     return request.app.state.templates.TemplateResponse(request, name, page, status_code=status_code, headers=headers)
+
+
+REFUSALS: dict[int, tuple[str, str]] = {
+    400: ("That request is incomplete", "Go back, fill in what is missing, and send it again."),
+    403: ("Not allowed", "This page is for admins, or your form was too old: reload the page and try again; "
+                         "ask an admin if you need access."),
+    404: ("Not found", "It may have been removed, or it is assigned to someone else: go back to the queue."),
+    409: ("Someone got there first", "Reload the page to see what changed, then decide again if you need to."),
+    413: ("Too large", "Send less at once."),
+}
+
+
+def refusal_page(request: Request, status_code: int, message: str, links: list[tuple[str, str]] | None = None) -> Response:
+    """A refusal as a page of the app: what happened, in the refusal's words, and what to do
+    about it, with the ways back; every page path's 400, 403, 404, 409 and 413 reads so."""
+    title, fix = REFUSALS.get(status_code, ("Refused", "Go back and try again."))
+    ways = [*(links or []), ("/next", "Next open item"), ("/", "The queue")]
+    return render(request, "message.html", {"title": title, "message": message, "fix": fix, "failed": True,
+                                            "links": ways}, status_code=status_code)

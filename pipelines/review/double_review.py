@@ -44,12 +44,17 @@ def reviews_needed(evidence: Mapping | None) -> int:
     return value if isinstance(value, int) and value > 1 else 1
 
 
+TAKE_BACK = ("undo", "reopen")
+"""Trail rows that take back the decision before them: a reviewer's undo of their own last
+decision, and anyone's re-opening of a decided item (pipelines/review/queue.py)."""
+
+
 def standing_rows(rows: Iterable[Row]) -> list[Row]:
     """The decisions that stand on one item, oldest first, from its trail rows in order
-    (mappings with an `action`): each undo takes back the decision before it."""
+    (mappings with an `action`): each undo or re-opening takes back the decision before it."""
     stack: list[Row] = []
     for row in rows:
-        if row["action"] == "undo":
+        if row["action"] in TAKE_BACK:
             if stack:
                 stack.pop()
         else:

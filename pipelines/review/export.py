@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from pipelines.datamodel import document_text
 from pipelines.reports.cells import csv_cell
-from pipelines.review.double_review import final_decision
+from pipelines.review.double_review import TAKE_BACK, final_decision
 from pipelines.review.recalibration import SKIPPED_REJECTS
 from storage.schema import Document, ReviewDecision
 
@@ -47,8 +47,8 @@ def trail_rows(session: Session, batch_id: str | None = None) -> Iterator[dict]:
 
 
 def _category(action: str, previous: dict, new: dict) -> str | None:
-    """The item's category when decided; an undo's `new` is the state it restored."""
-    return (new if action == "undo" else previous).get("category")
+    """The item's category when decided; an undo's or re-opening's `new` is the state it restored."""
+    return (new if action in TAKE_BACK else previous).get("category")
 
 
 def write_trail(rows: Iterator[dict], out: Path) -> int:

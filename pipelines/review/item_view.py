@@ -103,6 +103,8 @@ class TrailEntry:
         each corrected field with its value before, an undo the decision it took back."""
         if self.action == "undo":
             return f"took back the {self.previous.get('action', 'last')} decision"
+        if self.action == "reopen":
+            return f"re-opened the item: the {self.previous.get('action', 'last')} decision no longer stands"
         if self.action != "correct":
             return ""
         evidence = self.previous.get("evidence") or {}

@@ -132,7 +132,7 @@ class QueuePage:
         return max(1, -(-self.total // self.per_page))
 
 
-def _conditions(filters: QueueFilters, visible_to: str | None) -> tuple[list[ColumnElement[bool]], bool]:
+def _conditions(filters: Filters, visible_to: str | None) -> tuple[list[ColumnElement[bool]], bool]:
     """The WHERE clauses but the status one, and whether they need the documents joined.
 
     `visible_to` limits a reviewer to items assigned to them or to nobody; None (an admin)
@@ -159,12 +159,19 @@ def keep_priorities_current(state: object, database_url: str, today: date) -> No
     state.reranked_on = today  # type: ignore[attr-defined]
 
 
-def list_queue(session: Session, filters: QueueFilters, visible_to: str | None = None) -> QueuePage:
-    """One page of the queue, its total and the count per status."""
+def status_counts(session: Session, filters: Filters, visible_to: str | None = None) -> dict[str, int]:
+    """How many items the filters match, per status: the queue's tiles, and where a reviewer
+    stands in a batch after a decision ("5 of 34 decided")."""
     conditions, join = _conditions(filters, visible_to)
-    by_status = dict(session.execute(
+    return dict(session.execute(
         _scoped(select(ReviewItem.status, func.count()).select_from(ReviewItem), conditions, join)
         .group_by(ReviewItem.status)).all())
+
+
+def list_queue(session: Session, filters: QueueFilters, visible_to: str | None = None) -> QueuePage:
+    """One page of the queue, its total and the count per status."""
+    conditions, _ = _conditions(filters, visible_to)
+    by_status = status_counts(session, filters, visible_to)
     status = [] if filters.status == ANY_STATUS else [ReviewItem.status == filters.status]
     total = by_status.get(filters.status, 0) if status else sum(by_status.values())
     listing = (

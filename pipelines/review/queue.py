@@ -8,7 +8,8 @@ lock (storage/database.py), so the select and the update are one step there too.
 
 A decision names the item version its page showed.  Every decision bumps the version, so a
 second decision made on the same page is refused with who decided first.  Decisions are
-appended to `review_decisions` and never changed: an undo is a decision of its own.
+appended to `review_decisions` and never changed: an undo is a decision of its own, and so is
+re-opening a decided item (which anyone may do; its page is read-only until then).
 
 An item in a batch's double-review share (double_review.py) needs two decisions by different
 reviewers: the first joins the trail and leaves the item open, and neither "next item" nor
@@ -24,7 +25,7 @@ from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
 from pipelines.review.decisions import question_of
-from pipelines.review.double_review import reviews_needed
+from pipelines.review.double_review import TAKE_BACK, reviews_needed
 from storage import schema
 from storage.repository import standing_reviewers
 
@@ -106,7 +107,7 @@ def decided_by(reviewer: str) -> ColumnElement[bool]:
                                          later.id > mine.id).exists())
     return and_(schema.ReviewItem.version > 1,
                 select(mine.id).where(mine.item_id == schema.ReviewItem.id, mine.reviewer == reviewer,
-                                      mine.action != "undo", ~taken_back).exists())
+                                      mine.action.not_in(TAKE_BACK), ~taken_back).exists())
 
 
 def decide(session: Session, item_id: int, reviewer: str, action: Action, version: int, now: datetime,
@@ -172,7 +173,7 @@ def undo_last(session: Session, reviewer: str, now: datetime, lease_s: int) -> D
     double-reviewed item another reviewer holds while it waits for its second decision stays
     theirs (their page is one version behind, so they reload before deciding)."""
     last = session.scalars(select(schema.ReviewDecision).where(schema.ReviewDecision.reviewer == reviewer)
-                           .where(schema.ReviewDecision.action != "undo")
+                           .where(schema.ReviewDecision.action.not_in(TAKE_BACK))
                            .order_by(schema.ReviewDecision.id.desc()).limit(1)).first()
     if last is None or last.item_id is None:
         return None
@@ -187,6 +188,25 @@ def undo_last(session: Session, reviewer: str, now: datetime, lease_s: int) -> D
     if not held_by_another:
         item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
     return Decision(item.id, reviewer, "undo", item.version, item.status)
+
+
+def reopen(session: Session, item_id: int, reviewer: str, version: int, now: datetime, lease_s: int) -> Decision:
+    """Re-open a decided item so it can be decided again: a "reopen" row joins the trail and
+    takes back the decision that stood (anyone's, unlike an undo), and the item is open again,
+    held by `reviewer`.  A decided item's page is read-only until someone does this, so a key
+    pressed by mistake never re-decides it."""
+    item = _locked(session, item_id)
+    if item.version != version:
+        raise ReviewConflict(item_id, item.version, *_who_last(session, item_id))
+    last = _last_decision(session, item_id)
+    if item.status != DECIDED or last is None or last.action in TAKE_BACK:
+        raise ValueError(f"item {item_id} is open: there is no decision to re-open")
+    session.add(schema.ReviewDecision(
+        item_id=item.id, document_id=item.document_id, reviewer=reviewer, action="reopen", item_version=version,
+        previous={"action": last.action, **(last.new or {})}, new=last.previous, created_at=now))
+    item.status, item.version = OPEN, item.version + 1
+    item.claimed_by, item.lease_until = reviewer, now + timedelta(seconds=lease_s)
+    return Decision(item.id, reviewer, "reopen", item.version, item.status)
 
 
 def _locked(session: Session, item_id: int) -> schema.ReviewItem:

@@ -30,18 +30,19 @@ from pipelines import logs
 from pipelines.contract_type import ContractType
 from pipelines.parsers.limits import ReadLimits
 from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
-from pipelines.review.listing import keep_priorities_current
-from pipelines.review.queue import REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, undo_last
+from pipelines.review.listing import Filters, keep_priorities_current, status_counts
+from pipelines.review.queue import (REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, reopen,
+                                    undo_last)
 from pipelines.review.users import Account
 from pipelines.review.value_edits import RENEWAL_KIND_WORDS
 from pipelines.utc import as_utc
 from storage.database import session_scope
-from storage.schema import Document, utcnow
+from storage.schema import Document, ReviewItem, utcnow
 from web.api_errors import WRITE, refusals
-from web.deciding import Fields, record
+from web.deciding import Fields, answered, record
 from web.dependencies import User, batch_filter
 from web.page_images import PageUnavailable, page_png
-from web.pages import render
+from web.pages import refusal_page, render
 
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")
@@ -49,8 +50,11 @@ ItemId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="The review it
 """Bounded to the id column's range, so PostgreSQL is never asked for an integer it cannot hold."""
 T = TypeVar("T")
 
-REASON_LABELS = {"wrong_category": "wrong category", "not_a_clause": "not a clause", "wrong_span": "wrong span",
-                 "duplicate": "duplicate", "ocr_error": "OCR error"}
+REASON_LABELS = {"not_a_clause": "it is not a clause of any kind", "duplicate": "it repeats another item",
+                 "ocr_error": "the text is garbled (a scan read wrong)", "wrong_category": "it is another clause",
+                 "wrong_span": "the words are not the clause's"}
+"""What a reject's reason means, as the item page offers it after "No" (the first three; the
+others are what "another clause" and "the words are elsewhere" answer)."""
 assert set(REASON_LABELS) == set(REJECT_REASONS)
 PAGE_CACHE = "page-images"
 
@@ -96,12 +100,9 @@ def _settle(request: Request, work: Callable[[Session], T], write: bool = True) 
 
 
 def _refused(request: Request, error: HTTPException, item_id: int | None = None) -> Response:
-    """An error as a readable page, with the way back."""
-    titles = {409: "Someone got there first", 404: "Not found", 400: "That decision is incomplete"}
+    """An error as a page of the app, with the way back to the item where there is one."""
     links = [(f"/items/{item_id}", "Reload the item")] if item_id is not None and error.status_code != 404 else []
-    links += [("/next", "Next open item"), ("/", "The queue")]
-    return render(request, "message.html", {"title": titles.get(error.status_code, "Refused"), "message": error.detail,
-                                            "failed": True, "links": links}, status_code=error.status_code)
+    return refusal_page(request, error.status_code, str(error.detail), links)
 
 
 def _view(request: Request, item_id: int, user: Account) -> ItemView:
@@ -160,14 +161,23 @@ def api_next(request: Request, user: User, batch: str | None = None) -> ItemView
 @pages.get("/items/{item_id}")
 def item_page(request: Request, item_id: ItemId, user: User) -> Response:
     """The item as it stands; its script renews the lease only on an item the user holds."""
+    return _item_page(request, item_id, user)
+
+
+def _item_page(request: Request, item_id: int, user: Account, error: str | None = None, sent: dict | None = None,
+               status_code: int = 200) -> Response:
+    """The item page; after a refused answer, with the refusal beside the form and what was sent
+    filled back in (a missing reason is asked for there, not on a page of its own)."""
     try:
         view = _view(request, item_id, user)
-    except HTTPException as error:
-        return _refused(request, error)
+    except HTTPException as refused:
+        return _refused(request, refused)
     renew_ms = max(1, request.app.state.settings.review_lease_s // 3) * 1000
     return render(request, "item.html", {"v": view, "categories": CATEGORIES, "reasons": list(REASON_LABELS.items()),
                                          "renew_ms": renew_ms, "contract_types": [t.value for t in ContractType],
-                                         "renewal_kinds": list(RENEWAL_KIND_WORDS.items())})
+                                         "renewal_kinds": list(RENEWAL_KIND_WORDS.items()), "error": error,
+                                         "sent": sent or {}, "done": request.session.pop("done", None)},
+                  status_code=status_code)
 
 
 @api.get("/items/{item_id}", response_model=ItemView, responses=refusals(401, 404))
@@ -239,19 +249,43 @@ def _decide(request: Request, item_id: int, user: Account, action: str, version:
 
 
 @pages.post("/items/{item_id}/decision")
-def decide_form(request: Request, item_id: ItemId, user: User, action: Annotated[str, Form()],
-                version: Annotated[int, Form()], category: Annotated[str, Form()] = "",
-                start: Annotated[str, Form()] = "", end: Annotated[str, Form()] = "",
-                value: Annotated[str, Form()] = "", reason: Annotated[str, Form()] = "",
-                comment: Annotated[str, Form()] = "", renewal_kind: Annotated[str, Form()] = "",
-                renewal_limit: Annotated[str, Form()] = "") -> Response:
-    """Decide from the item page, then go on to the next open item, claimed."""
+def decide_form(request: Request, item_id: ItemId, user: User, version: Annotated[int, Form()],
+                answer: Annotated[str, Form()] = "", action: Annotated[str, Form()] = "",
+                category: Annotated[str, Form()] = "", start: Annotated[str, Form()] = "",
+                end: Annotated[str, Form()] = "", value: Annotated[str, Form()] = "",
+                reason: Annotated[str, Form()] = "", comment: Annotated[str, Form()] = "",
+                renewal_kind: Annotated[str, Form()] = "", renewal_limit: Annotated[str, Form()] = "") -> Response:
+    """Answer from the item page (a numbered answer, or an action as the API names it), then go
+    on to the next open item, claimed, with what was done and how to undo it on top."""
     fields = Fields(category, start, end, value, reason, comment, renewal_kind or None, renewal_limit)
     try:
-        _decide(request, item_id, user, action, version, fields)
-    except HTTPException as error:
-        return _refused(request, error, item_id)
+        if answer:
+            action, fields = answered(answer, fields)
+        decision = _decide(request, item_id, user, action, version, fields)
+    except (ValueError, HTTPException) as error:
+        if isinstance(error, HTTPException) and error.status_code != 400:
+            return _refused(request, error, item_id)
+        detail = str(error.detail) if isinstance(error, HTTPException) else str(error)
+        sent = {"answer": answer, "category": category, "start": start, "end": end, "value": value, "reason": reason,
+                "comment": comment, "renewal_kind": renewal_kind, "renewal_limit": renewal_limit}
+        return _item_page(request, item_id, user, error=detail, sent=sent, status_code=400)
+    request.session["done"] = _what_was_done(request, decision, user)
     return _on_to_next(request, user, None)
+
+
+def _what_was_done(request: Request, decision: Decision, user: Account) -> dict:
+    """The confirmation the next page shows: what was decided on which item, whether it waits
+    for a second reviewer, and where the reviewer stands in the item's batch."""
+    def work(session: Session) -> dict:
+        item = session.get(ReviewItem, decision.item_id)
+        document = session.get(Document, item.document_id) if item is not None else None
+        if item is None or document is None:
+            return {}
+        counts = status_counts(session, Filters(batch=document.batch_id), _visible_to(user))
+        return {"item_id": item.id, "action": decision.action, "category": item.category,
+                "filename": document.filename, "batch": document.batch_id, "waiting": decision.status == "open",
+                "decided": counts.get("decided", 0), "total": sum(counts.values())}
+    return _settle(request, work, write=False)
 
 
 @api.post("/items/{item_id}/decision", response_model=Decision, responses=refusals(
@@ -262,6 +296,39 @@ def decide_api(request: Request, item_id: ItemId, body: DecisionIn, user: User) 
     fields = Fields(body.category, body.start, body.end, body.value, body.reason, body.comment, body.renewal_kind,
                     body.renewal_limit)
     return _decide(request, item_id, user, body.action, body.version, fields)
+
+
+class Reopen(BaseModel):
+    version: int
+    """The item version your copy shows (a decided item's)."""
+
+
+def _reopen(request: Request, item_id: int, user: Account, version: int) -> Decision:
+    lease_s = request.app.state.settings.review_lease_s
+
+    def work(session: Session) -> Decision:
+        check_visible(session, item_id, _visible_to(user))
+        return reopen(session, item_id, user.name, version, utcnow(), lease_s)
+    return _settle(request, work)
+
+
+@pages.post("/items/{item_id}/reopen")
+def reopen_form(request: Request, item_id: ItemId, user: User, version: Annotated[int, Form()]) -> Response:
+    """Re-open a decided item (its page is read-only until then): back to its page, open, held by you."""
+    try:
+        _reopen(request, item_id, user, version)
+    except HTTPException as error:
+        return _refused(request, error, item_id)
+    return RedirectResponse(f"/items/{item_id}", status_code=303)
+
+
+@api.post("/items/{item_id}/reopen", response_model=Decision, responses=refusals(
+    400, *WRITE, 404, 409, _400="The item is open: there is no decision to re-open.",
+    _409="The item moved past `version`: the detail says who decided it last."))
+def reopen_api(request: Request, item_id: ItemId, body: Reopen, user: User) -> Decision:
+    """Re-open a decided item: a "reopen" row joins the trail, the decision that stood no longer
+    does, and the item is open again, held by you."""
+    return _reopen(request, item_id, user, body.version)
 
 
 def _undo(request: Request, user: Account) -> Decision:

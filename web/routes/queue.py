@@ -69,7 +69,8 @@ def queue_page(request: Request, filters: Filters, user: User) -> Response:
     return render(request, "queue.html", {"q": q, "f": filters, "severities": list(WEIGHTS),
                                           "statuses": STATUSES, "page_url": page_url,
                                           "assignable": _assignable(request) if user.is_admin else [],
-                                          "notice": request.session.pop("notice", None)})
+                                          "notice": request.session.pop("notice", None),
+                                          "done": request.session.pop("done", None)})
 
 
 def _assignable(request: Request) -> list[str]:
