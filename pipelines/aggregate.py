@@ -29,7 +29,6 @@ from pipelines.playbook.severity import (
 from pipelines.playbook.values import normalize
 from pipelines.terms import FIELDS as READ_FIELDS
 from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
-from pipelines.review.decisions import SOURCE as REVIEWER
 from pipelines.review.recalibration import Calibration
 from pipelines.review.budget import Budget, best_per_category, in_audit_sample, p_wrong, priority, within_budget
 from pipelines.review.value_items import value_items
@@ -115,7 +114,7 @@ def _unless_unstated(m: MergedFinding, thresholds: Thresholds, values: Mapping[s
     notice of termination for something else (training sample: 10 of 13 such calls wrong).
     A reviewer's decision stands over both."""
     f = m.finding
-    if f.confidence < thresholds.present or any(e.source == REVIEWER for e in m.evidence):
+    if f.confidence < thresholds.present or f.reviewed:
         return m
     if f.category == NOTICE_TO_STOP_RENEWAL and values and f.category not in values:
         return _set_aside(m, "no notice period to stop a renewal read")

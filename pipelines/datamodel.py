@@ -100,6 +100,9 @@ class Segment:
 # The source of the model's wider spans (models/widening.py): alternative candidates for a
 # clause it found, which aggregation keeps apart instead of merging into that clause.
 WIDER_SPAN_SOURCE = "model-span"
+REVIEWER_SOURCE = "reviewer"
+"""The source of a finding a reviewer decided (pipelines.review.decisions): what they confirmed
+stands over the machine's checks of it."""
 
 
 @dataclass
@@ -124,6 +127,11 @@ class Finding:
     value: str | None = None  # normalized key-term value (a date, a jurisdiction, ...)
     note: str | None = None
     detail: dict | None = None  # a key-term value's structure and evidence (pipelines.terms)
+
+    @property
+    def reviewed(self) -> bool:
+        """A reviewer's decision is among its evidence (alone, or merged: "model+reviewer")."""
+        return REVIEWER_SOURCE in self.source.split("+")
 
     def to_dict(self) -> dict:
         """asdict(self), field by field: an assessment holds ~2,000 findings with the ranked

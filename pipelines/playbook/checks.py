@@ -45,7 +45,8 @@ def run_checks(
     per category, the present findings whose values the value checks read (for a key term in
     conflict, every competing value, so a bad one is not hidden by the conflict).
 
-    A required or risky clause counts only in a quote that states it (pipelines.playbook.quotes):
+    A required or risky clause counts only in a quote that states it (pipelines.playbook.quotes),
+    or that a reviewer confirmed is the clause (Finding.reviewed: their word stands over the check):
     the most confident present finding whose quote passes raises the risky issue or satisfies
     the requirement, and a finding whose quote fails raises nothing; its note records why.
     When `sides` says which party is us, a restraint that binds only another party (or a right
@@ -93,8 +94,8 @@ def _stated(candidates: list[Finding], present: float) -> tuple[Finding | None, 
     """
     set_aside = None
     for f in candidates:
-        problem = quote_problem(f.category, f.text)
-        if problem is None:
+        problem = None if f.reviewed else quote_problem(f.category, f.text)
+        if problem is None:  # it states its clause, or a reviewer said it is the clause
             return f, set_aside
         if f.confidence >= present:
             f.note = "; ".join(filter(None, (f.note, SET_ASIDE + problem)))
@@ -143,7 +144,8 @@ def _check_value(playbook: Playbook, check: ValueCheck, found: Finding) -> Issue
 
     A text read in place of a value must state its clause: "governed by the Master Framework
     Agreement" names no law to hold against the playbook's list."""
-    if not found.value and check.kind != "auto_renewal" and quote_problem(found.category, found.text) is not None:
+    if not found.value and check.kind != "auto_renewal" and not found.reviewed \
+            and quote_problem(found.category, found.text) is not None:
         return None
     value = found.value or found.text
     shown = display_value(found.category, found.value, found.detail) if found.value else value

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from pipelines.datamodel import Finding
+from pipelines.datamodel import REVIEWER_SOURCE, Finding
 from pipelines.review.budget import same_evidence
 from pipelines.review.double_review import final_decision
 from pipelines.terms.derived import CORRECTED_BY, VERIFIED_BY, follow_corrections
 from pipelines.terms.value import VALUE_NOTE
 
-SOURCE = "reviewer"
+SOURCE = REVIEWER_SOURCE
 
 
 @dataclass(frozen=True)
