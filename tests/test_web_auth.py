@@ -179,7 +179,8 @@ def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
         assert client.get("/api/items").status_code == 200
         assert client.get("/api/openapi.json").json()["paths"].keys() == {  # the API, not the pages
             "/api/items", "/api/items/next", "/api/items/assign", "/api/items/{item_id}", "/api/items/{item_id}/lease",
-            "/api/items/{item_id}/decision", "/api/items/{item_id}/reopen", "/api/undo"}
+            "/api/items/{item_id}/decision", "/api/items/{item_id}/reopen", "/api/items/{item_id}/pages/{number}/words",
+            "/api/undo"}
 
 
 def test_login_never_sends_you_to_another_site(server: Server) -> None:

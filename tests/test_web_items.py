@@ -440,6 +440,29 @@ def test_the_item_page_worked_with_the_keyboard_in_chromium(server: Server, tmp_
         expect(rows.nth(0)).to_contain_text("the same words as the item before")
         expect(rows.nth(1)).to_contain_text("took back the reject decision")
         expect(page.locator("#lease")).to_contain_text("held by you")
+        if page.locator("#words").count():  # a PDF: words selected on the page image are the span
+            page.wait_for_function("document.querySelectorAll('#words span').length > 5")
+            shown = page.get_attribute("#page", "data-page")
+            words = page.request.get(f"{server.url}/api/items/{third}/pages/{shown}/words").json()["words"]
+            spans = page.locator("#words span")
+            # three words of one line in the page's upper half (the running footer comes first in the layer)
+            i = next(i for i in range(len(words) - 3) if words[i]["top"] < 400 and words[i + 3]["top"] == words[i]["top"])
+            a, b = spans.nth(i).bounding_box(), spans.nth(i + 2).bounding_box()
+            page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+            page.mouse.down()
+            page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=4)
+            page.mouse.up()
+            assert (int(page.input_value("#start")), int(page.input_value("#end"))) == (words[i]["start"], words[i + 2]["end"])
+            assert page.is_checked("#answer-4")
+            page.keyboard.press("Shift+ArrowRight")  # the word layer has the keyboard now: one word more
+            assert int(page.input_value("#end")) == words[i + 3]["end"]
+            page.keyboard.press("Escape")
+            page.keyboard.press("+")
+            expect(page.locator("#zoom-at")).to_have_text("150%")
+            step = 1 if int(shown) < int(page.get_attribute("#page", "data-pages")) else -1
+            page.keyboard.press("]" if step > 0 else "[")
+            expect(page.locator("#page-at")).to_contain_text(f"page {int(shown) + step} of")
+            page.keyboard.press("[" if step > 0 else "]")
         page.screenshot(path=str(tmp_path / "item-page.png"), full_page=True)
         # select part of the quote with the mouse's selection: it becomes the corrected span
         selected = page.evaluate("""() => {

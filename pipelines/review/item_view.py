@@ -254,6 +254,47 @@ def _value_question(field: str, stored: dict) -> ValueQuestion:
                          list(detail.get("parties") or []) if FIELD_KINDS.get(field) == "parties" else [])
 
 
+@dataclass(frozen=True)
+class Word:
+    """A word on a page: its offsets into the document's text, its box in points, its text."""
+
+    start: int
+    end: int
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    text: str
+
+
+@dataclass(frozen=True)
+class PageWords:
+    """One page of an item's document as the page image's word layer needs it: its size in
+    points and each word's document offsets, box and text, so a reviewer selects words on the
+    image itself (a selection is a span, as in the quote box) with no PDF engine in the browser."""
+
+    number: int
+    width: float
+    height: float
+    words: list[Word]
+
+
+def page_words(session: Session, item_id: int, visible_to: str | None, number: int) -> PageWords:
+    """Page `number` of the item's document with its words; LookupError for an item this viewer
+    cannot see or a page the document does not have."""
+    item = session.scalars(select(ReviewItem).where(ReviewItem.id == item_id, *visible(visible_to))).first()
+    if item is None:
+        raise LookupError(f"no review item {item_id}")
+    offset = 0
+    for row in session.execute(select(Page.number, Page.text, Page.words, Page.width, Page.height)
+                               .where(Page.document_id == item.document_id).order_by(Page.number)):
+        if row.number == number:
+            words = [Word(offset + w[1], offset + w[2], w[3], w[4], w[5], w[6], str(w[0])) for w in row.words]
+            return PageWords(number, row.width, row.height, words)
+        offset += len(row.text) + len(PAGE_SEPARATOR)
+    raise LookupError(f"the document has no page {number}")
+
+
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) else None
 

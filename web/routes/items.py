@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import RedirectResponse
 from pydantic import AwareDatetime, BaseModel
@@ -29,7 +29,7 @@ from starlette.responses import Response
 from pipelines import logs
 from pipelines.contract_type import ContractType
 from pipelines.parsers.limits import ReadLimits
-from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
+from pipelines.review.item_view import CATEGORIES, ItemView, PageWords, check_visible, load_item, page_words
 from pipelines.review.listing import Filters, keep_priorities_current, status_counts
 from pipelines.review.queue import (REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, reopen,
                                     undo_last)
@@ -187,22 +187,36 @@ def api_item(request: Request, item_id: ItemId, user: User) -> ItemView:
 
 
 @pages.get("/items/{item_id}/page.png")
-async def page_image(request: Request, item_id: ItemId, user: User) -> Response:
-    """The item's PDF page as PNG with the evidence boxed; 404 for a text document."""
+async def page_image(request: Request, item_id: ItemId, user: User,
+                     page: Annotated[int | None, Query(ge=1, le=100_000)] = None) -> Response:
+    """A page of the item's PDF as PNG: its evidence page (the default) with the evidence boxed,
+    or any other page of the document, plain; 404 for a text document or a page it lacks."""
     view = await run_in_threadpool(_view, request, item_id, user)
-    if not view.has_image:
+    number = page or view.page
+    if not view.has_image or number is None:
         raise HTTPException(status_code=404, detail=f"{view.filename} has no page image")
+    if view.page_count is not None and number > view.page_count:
+        raise HTTPException(status_code=404, detail=f"{view.filename} has {view.page_count} pages, not {number}")
     path, sha256 = await run_in_threadpool(_settle, request, lambda s: _file_of(s, view.document_id), False)
     settings = request.app.state.settings
+    boxes = view.boxes if number == view.page else []
     try:
-        png = await run_in_threadpool(page_png, settings.data_dir / PAGE_CACHE, Path(path), sha256, view.page,
-                                      view.boxes, limits=ReadLimits.from_settings(settings))
+        png = await run_in_threadpool(page_png, settings.data_dir / PAGE_CACHE, Path(path), sha256, number,
+                                      boxes, limits=ReadLimits.from_settings(settings))
     except PageUnavailable as error:
         # The reviewer learns which page of which document; where the file lies is for the log.
         logs.log("page image unavailable", stage="review", batch_id=view.batch_id, sha256=sha256,
-                 document_id=view.document_id, level=logging.WARNING, path=path, page=view.page, reason=str(error))
-        raise HTTPException(status_code=404, detail=f"Page {view.page} of {view.filename}: {error}") from error
+                 document_id=view.document_id, level=logging.WARNING, path=path, page=number, reason=str(error))
+        raise HTTPException(status_code=404, detail=f"Page {number} of {view.filename}: {error}") from error
     return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
+
+
+@api.get("/items/{item_id}/pages/{number}/words", response_model=PageWords, responses=refusals(401, 404))
+def words_api(request: Request, item_id: ItemId, number: Annotated[int, PathParam(ge=1, le=100_000)],
+              user: User) -> PageWords:
+    """A page of the item's document with each word's offsets, box (points) and text: what the
+    item page draws over the page image so a reviewer selects words on it."""
+    return _settle(request, lambda s: page_words(s, item_id, _visible_to(user), number), write=False)
 
 
 def _file_of(session: Session, document_id: int) -> tuple[str, str]:
