@@ -322,7 +322,14 @@ def calendar_period(value: str | None) -> relativedelta | None:
 
 
 def write_ics(deadlines: Iterable[Deadline], path: Path, generated_at: datetime) -> Path:
-    """deadlines.ics: one all-day event per deadline, with a reminder a week before."""
+    """deadlines.ics (ics_bytes) written to `path`."""
+    path.write_bytes(ics_bytes(deadlines, generated_at))
+    return path
+
+
+def ics_bytes(deadlines: Iterable[Deadline], generated_at: datetime) -> bytes:
+    """An iCalendar file: one all-day event per deadline, with a reminder a week before; the
+    reports' deadlines.ics and the review app's subscription URL."""
     from icalendar import Alarm, Calendar, Event
 
     calendar = Calendar()
@@ -345,8 +352,7 @@ def write_ics(deadlines: Iterable[Deadline], path: Path, generated_at: datetime)
         reminder.add("description", deadline.title)
         event.add_component(reminder)
         calendar.add_component(event)
-    path.write_bytes(calendar.to_ical())
-    return path
+    return calendar.to_ical()
 
 
 def _value(term: KeyTerm | None) -> str | None:

@@ -82,6 +82,12 @@ def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers:
     return ReportedBatch(portfolio, assessments, playbook, {})
 
 
+def load_latest(session: Session, analysers: Iterable[str]) -> ReportedBatch:
+    """The portfolio as the review app shows it: each contract's latest audit (a contract
+    audited again appears once, from its latest batch), reviewers' decisions applied."""
+    return load_portfolio(session, repository.latest_documents(session), analysers, playbook_for({}))
+
+
 def apply_review(batch: BatchResult, stored: dict[int, DocumentAssessment], trails: dict[int, list[dict]],
                  calibrations: dict[int, Calibration | None], playbook: Playbook) -> dict[int, DocumentAssessment]:
     """Replace each reviewed document's findings by the decided ones (in `batch`, in place) and

@@ -68,6 +68,40 @@ def batch_progress(session: Session, batch_id: str) -> dict[str, int]:
     return counts
 
 
+@dataclass(frozen=True)
+class BatchLine:
+    """A batch as the app's batches page lists it."""
+
+    id: str
+    status: str
+    origin: str
+    created_at: datetime
+    finished_at: datetime | None
+    counts: dict[str, int]
+    """Documents per status."""
+
+
+def recent_batches(session: Session, limit: int = 100, only: str | None = None) -> list[BatchLine]:
+    """The latest batches (or the one named `only`), newest first, each with its documents
+    counted per status."""
+    query = select(schema.Batch).order_by(schema.Batch.created_at.desc(), schema.Batch.id).limit(limit)
+    batches = session.scalars(query if only is None else query.where(schema.Batch.id == only)).all()
+    counts: dict[str, dict[str, int]] = {b.id: {} for b in batches}
+    for batch_id, status, n in session.execute(
+            select(schema.Document.batch_id, schema.Document.status, func.count())
+            .where(schema.Document.batch_id.in_(list(counts))).group_by(schema.Document.batch_id, schema.Document.status)):
+        counts[batch_id][str(status)] = n
+    return [BatchLine(b.id, str(b.status), str(b.origin), b.created_at, b.finished_at, counts[b.id]) for b in batches]
+
+
+def failures(session: Session, batch_id: str) -> list[tuple[str, str | None, str | None]]:
+    """The batch's failed documents: (file name, the stage it failed at, why)."""
+    return [(name, str(stage) if stage else None, reason) for name, stage, reason in session.execute(
+        select(schema.Document.filename, schema.Document.stage, schema.Document.reason)
+        .where(schema.Document.batch_id == batch_id, schema.Document.status == DocumentStatus.FAILED)
+        .order_by(schema.Document.filename))]
+
+
 def batch_status(session: Session, batch_id: str) -> BatchStatus | None:
     return session.scalar(select(schema.Batch.status).where(schema.Batch.id == batch_id))
 
@@ -538,6 +572,18 @@ def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] 
         finished_at=batch.finished_at.isoformat(timespec="seconds") if batch.finished_at else None,
         documents=documents,
     )
+
+
+def latest_documents(session: Session) -> dict[str, set[int]]:
+    """The portfolio's members: each contract's latest audit that ended `done` (the highest
+    document id per path), grouped by batch ({batch id: document ids})."""
+    latest = (select(func.max(schema.Document.id)).where(schema.Document.status == DocumentStatus.DONE)
+              .group_by(schema.Document.path))
+    members: dict[str, set[int]] = {}
+    for document_id, batch_id in session.execute(select(schema.Document.id, schema.Document.batch_id)
+                                                  .where(schema.Document.id.in_(latest))):
+        members.setdefault(batch_id, set()).add(document_id)
+    return members
 
 
 def latest_calibration(session: Session) -> Calibration | None:

@@ -195,6 +195,20 @@ class User(Base):
     session_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
 
+class CalendarToken(Base):
+    """A user's calendar subscription secret (the `.ics` URL's token), stored as its sha256 so
+    a copy of the database holds no working URL.  Revoked, never deleted: one row at a time is
+    live per user (pipelines/review/calendar_tokens.py)."""
+
+    __tablename__ = "calendar_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None]
+
+
 class ReviewDecision(Base):
     """The audit trail: one row per decision, never updated or deleted.
 

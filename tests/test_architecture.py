@@ -148,7 +148,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the engine and the review services", (
         "pipelines.steps", "pipelines.producer", "pipelines.reported", "pipelines.nightly.incremental",
         "pipelines.review.queue", "pipelines.review.assignment", "pipelines.review.agreement",
-        "pipelines.review.export", "pipelines.review.listing", "pipelines.review.item_view", "pipelines.review.users")),
+        "pipelines.review.export", "pipelines.review.listing", "pipelines.review.item_view", "pipelines.review.users",
+        "pipelines.review.calendar_tokens")),
     ("Celery glue", ("workers",)),
     ("the processes that bring work in and keep it going", ("pipelines.intake", "pipelines.nightly", "workers.metrics")),
     ("the web app and the CLI", ("web", "pipelines.cli")),

@@ -1,10 +1,11 @@
 """The review app's gate, against a real `clausemill serve` on SQLite and on PostgreSQL:
-every path needs a session but /login, /healthz and /metrics; writes need the CSRF token;
-logins are rate-limited; a disabled user's session stops working.  Users are made with the
-real CLI."""
+every path needs a session but /login, /healthz, /metrics and /calendar.ics (its token instead);
+writes need the CSRF token; logins are rate-limited; a disabled user's session stops working.
+Users are made with the real CLI."""
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,6 +105,16 @@ def start_server(stack: ExitStack, folder: Path, env: dict[str, str], users: dic
     return Server(url, env, database_url, process.pid)
 
 
+def serve_audited(audited_samples: Path, tmp_path_factory: pytest.TempPathFactory, name: str,
+                  users: dict[str, str]) -> Iterator[Server]:
+    """A module's server on a copy of the session's audited samples (conftest), SQLite, with
+    `users`: a fixture body (`yield from serve_audited(...)`)."""
+    folder = tmp_path_factory.mktemp(name)
+    shutil.copytree(audited_samples / "data", folder / "data")
+    with ExitStack() as stack:
+        yield start_server(stack, folder, base_env(folder / "data"), users)
+
+
 def _stop(process: subprocess.Popen) -> None:
     process.send_signal(signal.SIGTERM)
     try:
@@ -135,14 +146,16 @@ def test_the_router_table_keeps_the_pages_apart_from_the_api() -> None:
     assert [route.path for router in (*PAGES, *PROBES) for route in router.routes if route.include_in_schema] == []
 
 
-def test_without_a_session_every_path_but_three_is_refused(server: Server, tmp_path: Path) -> None:
+def test_without_a_session_every_path_but_the_public_ones_is_refused(server: Server, tmp_path: Path) -> None:
     routes = app_paths(tmp_path)
     assert {path for _, path in routes} >= {"/", "/api/items", "/api/openapi.json", "/users", *PUBLIC_PATHS}
     unknown = [("GET", "/no/such/page"), ("POST", "/no/such/page"), ("GET", "/api/no/such/thing")]
     with server.client() as client:
         for method, path in routes + unknown:
             response = client.request(method, path)
-            if path in PUBLIC_PATHS:
+            if path == "/calendar.ics":  # public, but its token is its login: refused without one, in its own words
+                assert response.status_code == 401 and response.headers["content-type"].startswith("text/plain")
+            elif path in PUBLIC_PATHS:
                 assert response.status_code not in (401, 303), (method, path)
             elif path.startswith("/api/"):
                 assert response.status_code == 401, (method, path, response.status_code)

@@ -7,20 +7,18 @@ on a copy of it."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
-from contextlib import ExitStack
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from conftest import AUDITED_BATCH, base_env, run_cli
+from conftest import AUDITED_BATCH, run_cli
 from pipelines.terms.durations import as_relativedelta
 from storage import schema
 from storage.database import session_scope
-from test_web_auth import Server, start_server
+from test_web_auth import Server, serve_audited
 from test_web_items import CHROMIUM, api, reviewer_page
 
 USERS = {"val": "reviewer", "ray": "reviewer"}
@@ -31,10 +29,7 @@ DATES = ("Effective Date", "Expiration Date")
 
 @pytest.fixture(scope="module")
 def server(audited_samples: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("values")
-    shutil.copytree(audited_samples / "data", folder / "data")
-    with ExitStack() as stack:
-        yield start_server(stack, folder, base_env(folder / "data"), USERS)
+    yield from serve_audited(audited_samples, tmp_path_factory, "values", USERS)
 
 
 def value_items(server: Server) -> list[tuple[int, str, str, dict]]:

@@ -34,7 +34,7 @@ from storage.database import session_scope
 from web.csrf import CSRF_FIELD, CSRF_HEADER, csrf_token
 from web.pages import refusal_page
 
-PUBLIC_PATHS = frozenset({"/login", "/healthz", "/metrics"})
+PUBLIC_PATHS = frozenset({"/login", "/healthz", "/metrics", "/calendar.ics"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 

@@ -1,0 +1,90 @@
+"""Deadlines: the portfolio's coming deadlines as a page, and as an .ics a calendar app
+subscribes to with the user's personal link (pipelines/review/calendar_tokens.py keeps the
+tokens; pipelines/deadlines.py computes the dates).
+
+/calendar.ics is the one public path that shows contract data: a calendar app cannot log in,
+so its token is its login, and without a live one it answers 401 before reading any contract.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from itertools import groupby
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
+from starlette.responses import Response
+
+from pipelines.deadlines import Deadline, deadlines_of, ics_bytes
+from pipelines.reported import load_latest
+from pipelines.review.calendar_tokens import issue_token, live_token_created, revoke_tokens, user_for_token
+from pipelines.review.users import Account
+from storage.database import session_scope
+from web.dependencies import ReadSession, User
+from web.pages import render
+
+pages = APIRouter(include_in_schema=False)
+
+AHEAD = timedelta(days=365)
+"""How far ahead the page and the subscription list deadlines: a year, so a calendar shows each
+contract's next renewal however long its notice period."""
+PRIVATE = {"Cache-Control": "private, no-store"}
+"""Neither the .ics nor a page holding a new link is kept by a cache or the browser's history."""
+
+
+def portfolio_deadlines(session: Session, analysers: Iterable[str], as_of: date) -> list[tuple[int, Deadline]]:
+    """Every event of each contract's term in force within AHEAD of `as_of`, with its document
+    id, soonest first; from the latest audits, reviewers' decisions applied."""
+    assessed = load_latest(session, analysers).assessed()
+    found = [(doc.id, deadline) for doc, assessment in assessed if assessment is not None
+             for deadline in deadlines_of(doc, assessment.key_terms, as_of) if deadline.date - as_of <= AHEAD]
+    return sorted(found, key=lambda row: (row[1].date, row[1].contract, row[1].path))
+
+
+def _page(request: Request, user: Account, new_token: str | None = None) -> Response:
+    """The calendar page, read after any write the request made; `new_token` is shown this
+    once, right after it was made."""
+    settings, today = request.app.state.settings, date.today()
+    with session_scope(settings.effective_database_url, write=False) as session:
+        created = live_token_created(session, user.id)
+        deadlines = portfolio_deadlines(session, settings.analysers, today)
+    months = [(month, list(rows)) for month, rows in groupby(deadlines, key=lambda row: f"{row[1].date:%B %Y}")]
+    link = str(request.url_for("calendar_ics").include_query_params(token=new_token)) if new_token else None
+    return render(request, "calendar.html", {"months": months, "today": today, "ahead": AHEAD.days, "link": link,
+                                             "link_created": created, "notice": request.session.pop("notice", None)},
+                  headers=PRIVATE if new_token else None)
+
+
+@pages.get("/calendar")
+def calendar_page(request: Request, user: User) -> Response:
+    return _page(request, user)
+
+
+@pages.post("/calendar/token")
+def create_link(request: Request, user: User) -> Response:
+    """A new subscription link, shown on the page this answer is (only its hash is stored, so
+    no later page can show it again); the user's earlier link stops working."""
+    with session_scope(request.app.state.settings.effective_database_url) as session:
+        token = issue_token(session, user.id)
+    return _page(request, user, new_token=token)
+
+
+@pages.post("/calendar/token/revoke")
+def revoke_link(request: Request, user: User) -> Response:
+    with session_scope(request.app.state.settings.effective_database_url) as session:
+        revoked = revoke_tokens(session, user.id)
+    request.session["notice"] = ("Your calendar link was revoked: calendars subscribed to it get no more updates."
+                                 if revoked else "You had no calendar link to revoke.")
+    return RedirectResponse("/calendar", status_code=303)
+
+
+@pages.get("/calendar.ics", name="calendar_ics")
+def calendar_ics(request: Request, session: ReadSession, token: str = "") -> Response:
+    """The deadlines as iCalendar for a live token's user; 401, reading nothing else, otherwise."""
+    if not token or user_for_token(session, token) is None:
+        return Response("This calendar link is not valid (revoked or mistyped): make a new one on the Calendar page.\n",
+                        status_code=401, media_type="text/plain", headers=PRIVATE)
+    deadlines = portfolio_deadlines(session, request.app.state.settings.analysers, date.today())
+    return Response(ics_bytes([deadline for _, deadline in deadlines], datetime.now(UTC)),
+                    media_type="text/calendar", headers=PRIVATE)
