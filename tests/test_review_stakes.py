@@ -76,6 +76,7 @@ def test_an_audit_with_a_register_ranks_its_valuable_contract_first(sample_dir: 
     assert weights and set(weights.values()) == {1.0}
     for item, filename in items:
         parts = item.evidence["priority_parts"]
-        expected = parts["weight"] * parts["p_wrong"] * parts["contract_weight"]
+        # a value a coming deadline depends on is urgent by that deadline (pipelines/review/value_items.py)
+        expected = parts["weight"] * parts["p_wrong"] * parts["contract_weight"] * parts.get("urgency", 1.0)
         assert math.isclose(item.priority, expected, rel_tol=1e-3, abs_tol=1e-4)
         assert parts["tier"] == ("critical" if filename.startswith("distribution-") else "standard")
