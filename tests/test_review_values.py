@@ -161,3 +161,5 @@ def test_two_readings_of_a_date_that_disagree_are_asked_about() -> None:
     assert "“June 1, 2022” in a clause found for it" in items["Effective Date"]
     agreeing = value("Effective Date", "2022-06-01", 0.97, 60)
     assert "Effective Date" not in asked(assess([agreeing, clause]))
+    sure = value("Effective Date", "2022-05-01", 0.97, 60)  # a near-certain date outweighs a clause rule's
+    assert "Effective Date" not in asked(assess([sure, clause]))

@@ -14,8 +14,11 @@ and is answered by confirming the value read or typing the right one
   - the term's end could not be computed because its start was not read as a date: the
     reviewer's date gives the contract its deadlines (pipelines.terms.derived);
   - two readings of a date disagree: the value read from the whole text, and a confident
-    clause finding of the same key term whose quote states another date (the model's span, a
-    rule's): at least one of them is wrong;
+    clause finding of the same key term whose quote states another date (a rule's span): at
+    least one of them is wrong.  Only where the value read is no calendar date or is not near
+    certain: the clause rules' dates are the weaker reading (a renewal's "one (1) year" added to
+    the effective date is no expiration), and a sample contract's right expiration, read at
+    0.97, was asked about for one;
   - its confidence is under the playbook's `review_below`, as for a clause;
   - the random audit sample, as for clauses, so recalibration also sees confident values.
 
@@ -79,7 +82,8 @@ def value_items(key_terms: Mapping[str, KeyTerm], spans: Iterable[Finding], play
                       f"{field}, which was read as “{shown}”, not a date: give the date, and the term's end and its "
                       "deadlines follow.")
             stakes, chance = worst([stakes, DEADLINE_STAKES]), 1.0
-        elif other_dates.get(field, set()) - {term.value}:
+        elif other_dates.get(field, set()) - {term.value} and (parse_iso_date(term.value) is None
+                                                             or f.confidence < DEADLINE_REVIEW_BELOW):
             others = sorted(other_dates[field] - {term.value})
             reason = (f"Two readings of the {field} disagree: “{shown}”, read from the whole contract, and "
                       + ", ".join(f"“{display_value(field, o)}”" for o in others)
