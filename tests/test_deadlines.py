@@ -195,7 +195,7 @@ def test_deadlines_of_training_contracts_read_by_hand(cuad_dir: Path):
             with_deadline += 1
             deadline_right += ours == (expected["kind"], expected["date"])
     assert invented == []
-    assert status_right / len(fixture["contracts"]) >= 0.85 and deadline_right / with_deadline >= 0.7, \
+    assert status_right / len(fixture["contracts"]) >= 1.0 and deadline_right / with_deadline >= 0.93, \
         (status_right, deadline_right, with_deadline)
 
 

@@ -418,3 +418,78 @@ def test_an_ndas_obligations_that_will_last_for_a_period_state_its_term():
     _, terms = _terms(PREAMBLE + "5. The Parties' obligations under this Agreement will last for a period of 5 years "
                       "from the Effective Date.\n\n6. Notices.")
     assert terms["Initial Term"].value == "P5Y"
+
+
+def test_a_renewal_named_in_passing_or_of_another_instrument_is_not_the_contracts():
+    for sentence in (
+            "During the Term and any renewal terms, and for one (1) year after, the Reseller shall not solicit "
+            "Alder's carriers.",
+            "Fees shall not rise by more than two percent for any one-year renewal period.",
+            "Birchwood may end this Agreement on sixty (60) days' notice if the Freight Brokerage Agreement has not been "
+            "renewed for an additional term of two (2) years.",
+            "Any such confidentiality duty in such other agreement may only extend for three (3) years.",
+            "Alder's right of first refusal shall be extended for thirty (30) days after any change in the offer."):
+        _, terms = _terms(PREAMBLE + "4. Term. The term of this Agreement is two (2) years.\n\n7. " + sentence)
+        assert "Renewal Term" not in terms, sentence
+    _, terms = _terms(PREAMBLE + "3. For any extension or renewal term, the Reseller's appointment is non-exclusive.\n\n"
+                      "4. Term. This Agreement will be in effect for two years from the date hereof and will "
+                      "automatically renew for successive one (1) year periods unless terminated as provided below.")
+    assert terms["Renewal Term"].value == "P1Y" and terms["Renewal Term"].detail["kind"] == "automatic"
+
+
+def test_a_successor_franchise_is_the_franchises_renewal():
+    _, terms = _terms(PREAMBLE + "5. Upon the expiration of the initial term, the Franchisee shall have the right to "
+                      "obtain a successor franchise for a single term of ten (10) years immediately following it.")
+    assert terms["Renewal Term"].value == "P10Y" and terms["Renewal Term"].detail["kind"] == "option"
+
+
+def test_a_notice_timed_by_the_renewal_for_something_else_stops_nothing():
+    for sentence in ("The Reseller may change its carrier each year by notifying Alder sixty (60) days prior to "
+                     "renewal of this Agreement.",
+                     "Alder shall give the Reseller notice at least ninety (90) days before the end of the term of any "
+                     "inspection it requires."):
+        _, terms = _terms(PREAMBLE + "4. Term. The initial term of this Agreement is one (1) year. Thereafter, this "
+                          "Agreement automatically renews for successive terms of one (1) year. " + sentence)
+        assert terms["Renewal Term"].value == "P1Y" and NOTICE not in terms, sentence
+
+
+def test_a_notice_to_stop_renewal_split_by_a_page_or_a_list_is_read_whole():
+    _, terms = _terms(
+        PREAMBLE + "4. Term. This Agreement is for six (6) months and shall automatically be renewed for one (1) month "
+        "periods unless either party gives notice of its intention not to renew the",
+        "Agreement, which notice must be given not less than twenty (20) days before the end of the current term.")
+    assert terms[NOTICE].value == "P20D"
+
+
+def test_a_cure_period_after_notice_is_no_renewal_notice():
+    _, terms = _terms(
+        PREAMBLE + "12. Term. This Agreement shall continue for two (2) years, and may be renewed for successive one (1) "
+        "year terms by mutual written agreement. Upon prior written notice, either party may end this Agreement if the "
+        "other fails to cure a material breach within thirty (30) days of written notice of it.")
+    assert terms["Renewal Term"].value == "P1Y" and NOTICE not in terms
+
+
+def test_indefinitely_until_terminated_is_until_terminated_not_perpetual():
+    _, terms = _terms(PREAMBLE + "2. TERM. This Agreement shall be effective from the date first above written and "
+                      "shall continue indefinitely until terminated by either Party under Section 9.")
+    assert terms["Expiration Date"].value == "until terminated"
+    _, terms = _terms(PREAMBLE + "2. TERM. This Agreement shall remain in force in perpetuity.")
+    assert terms["Expiration Date"].value == "perpetual"
+
+
+def test_an_end_given_as_a_labelled_field_or_a_defined_period_and_a_term_of_a_year_without_a_number():
+    for text, expiration in [
+        (PREAMBLE + "5.1 Term. The Term will commence on the Effective Date and remain in effect until the termination "
+         "date specified in Exhibit A.\n\nEXHIBIT A\n\nTERMINATION DATE: June 30, 2023\nTERRITORY: Ontario", "2023-06-30"),
+        ("Confirmation of a rate cap transaction between Alder Freight Ltd and Birchwood Mills plc.\n\n"
+         "Trade Date:          2 May 2006\nEarly Termination Date:    1 June 2006\n"
+         "Termination Date:    1 May 2009\n", "2009-05-01"),
+        (PREAMBLE + "1.4 “Service Period” means May 1st 2020 through to April 30, 2021.\n\n9.1 The Agreement shall "
+         "commence on the Effective Date and continue in effect for the Service Period, unless terminated earlier as "
+         "provided in this Section.", "2021-04-30"),
+        (PREAMBLE + "3. This Agreement shall commence on the date hereof and shall continue for an initial term of year "
+         "as of that date.", "2021-03-01"),
+    ]:
+        _, terms = _terms(text)
+        assert terms["Expiration Date"].value == expiration, text
+    assert terms["Initial Term"].value == "P1Y" and terms["Expiration Date"].detail["start_from"] == "Effective Date"

@@ -90,6 +90,13 @@ _TERM_CLAUSES: tuple[re.Pattern[str], ...] = (
         r"(?:and\s+)?(?:to|until|till|through|thru|ending|concluding|expiring)\s+(?:on\s+)?(?:the\s+)?[^.;$]{4,30}?\d{4}\b",
         re.IGNORECASE),
 )
+# A period the contract is said to run for, named by its definition: "for the Service Period".
+_DEFINED_PERIOD_RE = re.compile(
+    r"\b(?:for|during|throughout)\s+the\s+(?P<name>(?:[A-Z][\w-]*\s+){1,3}(?:Period|Term))\b")
+# An end date as a labelled field at the start of a line: "Termination Date:   1 April 2009",
+# "TERMINATION DATE: September 30, 1997"; not "Early Termination Date", a right to end early.
+_END_DATE_LABEL_RE = re.compile(r"^[ \t]*(?:Termination|Expiration|Expiry)\s+Date[ \t]*:?[ \t]+",
+                                re.IGNORECASE | re.MULTILINE)
 # "on the third anniversary of the Effective Date": a term of three years.  Also "the fifth (5t h)
 # anniversary" as text layers split the ordinal, "the third anniversary date of this Agreement", and
 # "commence on the Effective Date and expire on the fifth (5th) anniversary thereof".
@@ -113,6 +120,7 @@ _PARAGRAPH_END_RE = re.compile(r"\n\s*\n|\n\s*(?:\d+(?:\.\d+)+|\([a-z]\))\s")
 _NUMERAL_IN_PARENTHESES_RE = re.compile(r"\(\d{1,3}\)\s*[a-z]")
 # A segment that ends a sentence: closing punctuation, maybe inside quotes or brackets.
 _CLOSED_RE = re.compile(r"[.;:!?][\"'”’)\]]*\s*$")
+_SENTENCE_CLOSED_RE = re.compile(r"[.;!?][\"'”’)\]]*\s*$")  # a colon opens a list the sentence goes on in
 _SENTENCE_END_RE = re.compile(r"(?<![A-Z])\.\s+(?=[A-Z]|\(?[a-z0-9]{1,3}[.)]\s|\d+(?:\.\d+)+\s)")
 # Obligations that outlive the contract: "following termination", "shall survive the expiration".
 _SURVIVAL_RE = re.compile(r"\b(?:following|after|survive)\s+(?:the\s+|any\s+)?(?:termination|expiration|expiry)\b",
@@ -181,6 +189,8 @@ _CONTRACT_YEAR_END_RE = re.compile(
     r"(?:(?:Contract|Agreement|License|Licence|Lease|Term)\s+)?Year|"
     r"(?:(?:Contract|Agreement)\s+)?Year\s+(?P<count>\d{1,2}|one|two|three|four|five|seven|ten))\b",
     re.IGNORECASE)
+# A term of one year or month written without a number: "for a term of a year", "an initial term of year".
+_SINGLE_LENGTH_RE = re.compile(r"\b(?:term|period|duration)\s+of\s+(?:an?\s+)?(?P<unit>year|month)\b", re.IGNORECASE)
 _START_CUE_RE = re.compile(
     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|into\s+force)\s+(?:on\s+|as\s+of\s+|with\s+)?(?:the\s+)?$", re.IGNORECASE
 )
@@ -199,6 +209,10 @@ _LATER_OF_RE = re.compile(r"\blater\s+(?:to\s+occur\s+)?of\s*:?\s*(?:\(\w{1,3}\)
 _PERPETUAL_RE = re.compile(
     r"(?<!irrevocable,\s)(?<!irrevocable\s)(?<!irrevocable\sand\s)"
     rf"\b(?:perpetually|{WITHOUT_END})\b(?![,\s]+(?:and\s+)?irrevocabl)", re.IGNORECASE)
+# "shall continue indefinitely until terminated by either Party", "thereafter indefinitely until this
+# Agreement is terminated": without end until a party ends it, which is "until terminated", not perpetual.
+_THEN_UNTIL_TERMINATED_RE = re.compile(
+    r"\W+(?:\w+\W+){0,2}?until\s+(?:(?:this|the)\s+agreement\s+is\s+|it\s+is\s+)?terminated\b", re.IGNORECASE)
 # An open-ended term: "until terminated", "until a Party terminates", "until the termination of".
 _UNTIL_TERMINATED_RE = re.compile(
     r"\bunless\s+and\s+until\s+(?:terminated|either\s+party\s+(?:gives|terminates))|"
@@ -252,6 +266,9 @@ _RENEWAL_RE = re.compile(
     rf"\bindefinitely\s+(?:after|thereafter)|\b(?:shall|will)\s+be\s+(?:renewed|extended)\b|"
     rf"{AUTO_RENEW}|"
     r"\boption\s+to\s+(?:\w+ly\s+)?(?:renew|extend|continue)|\bright\s+to\s+(?:\w+ly\s+)?(?:renew|extend)|"
+    # a franchise renewed by another name: "the one time right to obtain a successor franchise ... for a
+    # single term of five (5) years"
+    r"\bsuccessor\s+(?:franchise|term)s?\b|"
     # "extended automatically", "renewed tacitly every year", "automatic annual renewals", "a renewable one-year term"
     r"\b(?:renew|extend|prolong)(?:ed|s)?\s+(?:\w+\s+){0,2}?(?:automatically|tacitly)\b|"
     r"\bautomatic\s+(?:\w+\s+){0,3}?(?:renewals?|extensions?)\b|\btacit(?:ly)?\s+renew|\brenewable\s+(?:\w+[\s-]+){0,2}?(?:term|period)|"
@@ -269,6 +286,19 @@ _CONTINUES_UNTIL_TERMINATED_RE = re.compile(r"(?:thereafter|indefinitely)\b", re
 # written above and will continue in effect thereafter").
 _AFTER_A_PERIOD_RE = re.compile(r"\b(?:initial|original|first)\s+(?:term|period)\b|\bend\s+of\b|\b(?:years?|months?)\b",
                                 re.IGNORECASE)
+# A renewal term named in passing: "any renewal term", "each one-year renewal period".
+_RENEWAL_MENTION_RE = re.compile(r"\b(?:any|each|every)\s+(?:[\w-]+\s+){0,2}?$", re.IGNORECASE)
+_RENEWAL_PERIOD_RE = re.compile(RENEWAL_PERIOD, re.IGNORECASE)
+# A renewal said only by its verb ("extended for thirty (30) days", "shall be renewed"), which
+# renews the contract only where the contract or its term is named by it.
+_BARE_EXTENSION_RE = re.compile(r"(?:renew|extend)(?:ed|s)?\s|(?:shall|will)\s+be\s", re.IGNORECASE)
+_BY_ITSELF_RE = re.compile(r"\b(?:automatically|tacitly)$", re.IGNORECASE)
+_THE_CONTRACT_RE = re.compile(r"\b(?:agreement|contract|term|it|hereof)\b", re.IGNORECASE)
+# Another instrument before a renewal wording: "such other agreement", "the Web Site Services
+# Agreement" (a capitalised name; the contract calls itself "this Agreement").
+_OTHER_INSTRUMENT_RE = re.compile(
+    r"\b(?i:other|another|separate)\s+(?i:agreements?|contracts?)\b|"
+    r"\b(?i:the|such)\s+(?:[A-Z][\w-]*\s+){1,5}(?:Agreement|Contract)\b(?!\s*\()")
 # "automatically renew for successive terms of the same duration", "for a like term".
 _SAME_LENGTH_RE = re.compile(
     r"\b(?:(?:terms?|periods?)\s+of\s+(?:the\s+)?(?:same|equal|like)\s+(?:duration|length)|like\s+(?:term|period)s?\b|"
@@ -336,6 +366,8 @@ _UNLESS_ENDED_RE = re.compile(r"\bunless\s+(?:sooner\s+|earlier\s+)?terminated\b
 _STOPS_RENEWAL_RE = re.compile(
     r"\bunless\b|\bnot\s+(?:to\s+|be\s+)?(?:renew|extend)|\bnon-?renew|\bterminat\w*|\bcancel\w*|"
     r"\bnot\s+wish|\bdoes\s+not\s+(?:want|desire)", re.IGNORECASE)
+# The contract renewed as a verb, not a renewal named as a moment ("prior to renewal").
+_RENEWING_RE = re.compile(r"\b(?:renew|extend)(?:s|ed|ing)?\b", re.IGNORECASE)
 # "sixty (60) days prior to the effective date of such termination": notice of a termination the
 # party chooses, not of the end of the term.
 _BEFORE_TERMINATION_RE = re.compile(
@@ -421,7 +453,7 @@ def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
     July 23, 2013 and shall expire on July 22, 2016"): the date the contract writes outranks one
     computed from a start it may not date the same way."""
     clauses = _term_clauses(text, segments)
-    clause = next(clauses, None)
+    clause = next(clauses, None) or _defined_period(text, segments) or _labelled_end(text)
     if clause is not None and clause.open_ended == UNTIL_EVENT:
         # "shall continue until full performance by both parties" before "The term of this
         # Agreement is six (6) months": a length or date stated anywhere says more than an event.
@@ -431,6 +463,35 @@ def _term_clause(text: str, segments: list[Segment]) -> _TermClause | None:
         if stated is not None:
             return replace(clause, end_date=stated.end_date)
     return clause
+
+
+def _defined_period(text: str, segments: list[Segment]) -> _TermClause | None:
+    """The definition of the period a contract says it runs for ("shall commence on the Effective
+    Date and continue in effect for the Service Period" ... "“Service Period” means April 1st 2019
+    through to March 30, 2020"), for a contract whose term sentences state no length or end."""
+    for segment in segments:
+        if not _TERM_CLAUSES[1].search(segment.text):
+            continue
+        for m in _DEFINED_PERIOD_RE.finditer(segment.text):
+            defined = re.compile(rf"[\"“]{re.escape(m.group('name'))}[\"”]\s+(?:means|shall\s+mean)\b").search(text)
+            if defined is not None:  # the definition's paragraph: a text layer may end a sentence at "April."
+                clause = _read_clause(text, defined.start(), _paragraph_end(text, defined.start()))
+                if _states_term(clause):
+                    return clause
+    return None
+
+
+def _labelled_end(text: str) -> _TermClause | None:
+    """A schedule's or a confirmation's end date given as a field ("Termination Date: 1 April
+    2009"), for a contract whose term clause states no end of its own ("until the termination
+    date specified in Exhibit A") or that has none."""
+    for m in _END_DATE_LABEL_RE.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        dated = find_written_dates(text, m.end(), line_end)
+        if dated and dated[0].start == m.end() and dated[0].iso and len(dated[0].iso) == 10:
+            return _TermClause(m.start(), line_end, None, None, dated[0], None)
+    return None
 
 
 def _term_clauses(text: str, segments: list[Segment]) -> Iterator[_TermClause]:
@@ -497,11 +558,12 @@ def _read_clause(text: str, start: int, end: int) -> _TermClause:
             length = duration
             break
     if length is None:
-        length = _anniversary(text, start, end) or _contract_years(text, start, end)
+        length = _anniversary(text, start, end) or _contract_years(text, start, end) or _single_length(text, start, end)
     ends_with_start_year = end_date is None and _CURRENT_YEAR_END_RE.search(text, start, end) is not None
     open_ended = event = None
     if (forever := _PERPETUAL_RE.search(text, start, end)) is not None:
-        open_ended = None if _survives(text, start, end, forever) else "perpetual"
+        open_ended = None if _survives(text, start, end, forever) else \
+            "until terminated" if _THEN_UNTIL_TERMINATED_RE.match(text, forever.end(), end) else "perpetual"
     elif (terminated := _UNTIL_TERMINATED_RE.search(text, start, end)) is not None:
         open_ended = None if _survives(text, start, end, terminated) else "until terminated"
     elif (until := _UNTIL_EVENT_RE.search(text, start, end)) is not None and not dated and \
@@ -541,6 +603,13 @@ def _contract_years(text: str, start: int, end: int) -> Duration | None:
     """'until the end of the third Contract Year', 'upon the end of Year 3' as three years."""
     m = _CONTRACT_YEAR_END_RE.search(text, start, end)
     return Duration(m.start(), m.end(), _counted_years(m), "years") if m is not None else None
+
+
+def _single_length(text: str, start: int, end: int) -> Duration | None:
+    """'for a term of a year', 'an initial term of year': one year (or month), written without a
+    number."""
+    m = _SINGLE_LENGTH_RE.search(text, start, end)
+    return Duration(m.start("unit"), m.end("unit"), 1, m.group("unit").lower() + "s") if m is not None else None
 
 
 def _counted_years(m: re.Match[str]) -> int:
@@ -635,7 +704,7 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
     "thereafter until terminated" renews it for good, which CUAD calls perpetual, and "for
     successive terms of the same duration" renews it for the `initial` term's length."""
     for segment in segments:
-        m = _RENEWAL_RE.search(segment.text)
+        m = next((r for r in _RENEWAL_RE.finditer(segment.text) if not _renews_in_passing(segment.text, r)), None)
         if not m or NOT_RENEWAL_RE.search(segment.text, max(0, m.start() - CUE_CHARS), m.end()) or \
                 _OTHER_DEFINITION_RE.match(segment.text) or _LETTERED_DEFINITION_RE.match(segment.text):
             continue
@@ -671,6 +740,20 @@ def _renewal_term(text: str, segments: list[Segment], fixed_term: bool,
             detail["exercise_notice"], detail["exercise_notice_text"] = notice
         return TermValue(RENEWAL, iso_duration(length), 0.7, (Quote(start, end, "renewal clause"),), detail)
     return None
+
+
+def _renews_in_passing(sentence: str, m: re.Match[str]) -> bool:
+    """Whether a renewal wording names a renewal the contract states elsewhere ("during the Term
+    and any renewal terms", "for any one-year renewal period") or renews another instrument ("if
+    the Web Site Services Agreement has not been renewed", "obligations in such other agreement may
+    only extend for five years"), or extends something that is not the contract ("Pretzel Time's
+    right to first refusal shall be extended for thirty (30) days"): its lengths are not the
+    contract's renewal."""
+    named = _RENEWAL_PERIOD_RE.fullmatch(m.group()) is not None
+    extends = _BARE_EXTENSION_RE.match(m.group()) is not None and not _BY_ITSELF_RE.search(m.group()) and \
+        not _THE_CONTRACT_RE.search(sentence, 0, m.end() + CUE_CHARS)
+    return bool(named and _RENEWAL_MENTION_RE.search(sentence, max(0, m.start() - CUE_CHARS), m.start())
+                or extends or _OTHER_INSTRUMENT_RE.search(sentence, 0, m.start()))
 
 
 def _renewal_length(text: str, start: int, end: int) -> Duration | None:
@@ -709,13 +792,32 @@ def _renewal_notice(text: str, segments: list[Segment], follows: re.Pattern[str]
         notified = _NOTICE_RE.search(segment.text) or (follows is BEFORE_END_RE and _UNLESS_ENDED_RE.search(segment.text))
         if not (notified and about_renewal) or _INSURANCE_RE.search(segment.text) or _elects_renewal(segment.text):
             continue
+        if not _notice_of_renewing(segment.text, previous):
+            continue
         for duration in find_durations(text, segment.start, segment.end):
             after = text[duration.end:min(segment.end, duration.end + 80)]
+            cure = _CURE_BEFORE_RE.search(text, max(segment.start, duration.start - CUE_CHARS), duration.start)
+            if cure and follows is not BEFORE_END_RE:
+                continue  # "fails to cure a material breach ... within thirty (30) days of written notice"
             if follows.search(after) and not _BEFORE_TERMINATION_RE.search(after):
                 start, end = sentence_around(text, segment, duration.start, duration.end)
                 return TermValue(NOTICE, iso_duration(duration), 0.7, (Quote(start, end, "notice clause"),),
                                  {"text": text[duration.start:duration.end]})
     return None
+
+
+def _notice_of_renewing(sentence: str, previous: Segment | None) -> bool:
+    """Whether a notice timed by the end of the term is about the contract going on: it stops the
+    renewal or ends the contract ("unless either party gives notice of its intention not to renew"),
+    or it renews it ("A party wishing to renew this Agreement shall give ... notice"), not something
+    else timed by the renewal ("may elect a new distributor annually by notifying McDATA thirty (30)
+    days prior to renewal", "give you notice at least six months before the end of the term of any
+    required maintenance").  A sentence the text layer broke at a page ("... of its intention not to
+    renew the" / "Agreement, which notice must be given ...") or into a list ("Either party may
+    terminate this Agreement prior to expiration of the Term:" / "(i) upon thirty (30) days prior
+    written notice") is read whole."""
+    carried = previous.text if previous is not None and not _SENTENCE_CLOSED_RE.search(previous.text) else ""
+    return any(_STOPS_RENEWAL_RE.search(part) or _RENEWING_RE.search(part) for part in (sentence, carried))
 
 
 def _elects_renewal(sentence: str) -> bool:
