@@ -82,10 +82,14 @@ def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers:
     return ReportedBatch(portfolio, assessments, playbook, {})
 
 
-def load_latest(session: Session, analysers: Iterable[str]) -> ReportedBatch:
+def load_latest(session: Session, analysers: Iterable[str], document_id: int | None = None) -> ReportedBatch:
     """The portfolio as the review app shows it: each contract's latest audit (a contract
-    audited again appears once, from its latest batch), reviewers' decisions applied."""
-    return load_portfolio(session, repository.latest_documents(session), analysers, playbook_for({}))
+    audited again appears once, from its latest batch), reviewers' decisions applied; only
+    `document_id` when given (empty when it is no contract's latest audit)."""
+    members = repository.latest_documents(session)
+    if document_id is not None:
+        members = {batch: {document_id} for batch, ids in members.items() if document_id in ids}
+    return load_portfolio(session, members, analysers, playbook_for({}))
 
 
 def apply_review(batch: BatchResult, stored: dict[int, DocumentAssessment], trails: dict[int, list[dict]],

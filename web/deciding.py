@@ -34,18 +34,16 @@ class Fields:
     renewal_limit: str | int | None = None
 
 
-ANSWERS: dict[str, str] = {"yes": "accept", "no": "reject", "other": "correct", "elsewhere": "correct",
-                           "confirm": "accept", "value": "correct"}
-"""The item page's numbered answers, as decisions: a clause item's "yes", "no", "it's another
-clause" and "it's here, but the words are elsewhere"; a value item's "confirm" and "the right
-value"."""
+ANSWERS: tuple[str, ...] = ("yes", "no", "other", "elsewhere", "confirm", "value")
+"""The item page's answers: a clause item's numbered "yes", "no", "it's another clause" and
+"it's here, but the words are elsewhere"; a value item's "confirm" and "the right value"."""
 
 
 def answered(answer: str, fields: Fields) -> tuple[str, Fields]:
     """The page's answer as an action and only the fields that answer uses: the form sends
     every field, prefilled, and "another clause" must not also move the span."""
     if answer not in ANSWERS:
-        raise ValueError("choose an answer: " + ", ".join(f"{i} {a}" for i, a in enumerate(ANSWERS, 1) if i <= 4))
+        raise ValueError("choose an answer: " + ", ".join(f"{i} {a}" for i, a in enumerate(ANSWERS[:4], 1)))
     comment = fields.comment
     if answer == "no":
         return "reject", Fields(reason=fields.reason, comment=comment)

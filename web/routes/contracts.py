@@ -44,11 +44,11 @@ class ContractFilters(BaseModel):
         return None if isinstance(value, str) and not value.strip() else value
 
 
-def _portfolio(request: Request) -> list[ContractView]:
-    """Every contract's latest audit as the triage shows it, worst first."""
+def _portfolio(request: Request, document_id: int | None = None) -> list[ContractView]:
+    """Every contract's latest audit (or only `document_id`'s) as the triage shows it, worst first."""
     settings = request.app.state.settings
     with session_scope(settings.effective_database_url, write=False) as session:
-        reported = load_latest(session, settings.analysers)
+        reported = load_latest(session, settings.analysers, document_id)
     today = date.today()
     views = [contract_view(doc, a, today) for doc, a in reported.assessed()]
     return sorted(views, key=lambda c: (-(RISK_LEVELS.index(c.assessment.risk_level) if c.assessment else -1),
@@ -79,7 +79,7 @@ def contract_page(request: Request, user: User,
                   document_id: Annotated[int, PathParam(ge=1, le=2**31 - 1)]) -> Response:
     """One contract: its issues, key terms with their evidence, deadlines, findings, and its
     review items with where each stands."""
-    c = next((c for c in _portfolio(request) if c.doc.id == document_id), None)
+    c = next(iter(_portfolio(request, document_id)), None)
     if c is None:
         raise HTTPException(status_code=404, detail=f"No contract {document_id} in the portfolio: it may have been "
                                                     "audited again since (a later audit replaces it here).")
