@@ -1,5 +1,5 @@
 """The review app's screenshots in docs/screenshots/: the queue, an item, a value item, the
-contracts, a contract's page and the calendar, taken in headless Chromium from an audit of
+contracts, a contract's page, the calendar and an upload, taken in headless Chromium from an audit of
 the synthetic samples, so the pictures in the docs are the product as it is.
 
     python ops/screenshots.py [--out docs/screenshots]
@@ -45,7 +45,9 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="clausemill-shots-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUSEMILL_")}
-        env.update(CLAUSEMILL_DATA_DIR=str(Path(tmp) / "data"), PYTHONPATH=str(REPO))
+        env.update(CLAUSEMILL_DATA_DIR=str(Path(tmp) / "data"), PYTHONPATH=str(REPO),
+                   CLAUSEMILL_UPLOAD_INBOX=str(Path(tmp) / "inbox"))
+        (Path(tmp) / "inbox").mkdir()
         _cli(["samples", str(Path(tmp) / "samples")], env)
         _cli(["audit", str(Path(tmp) / "samples"), "--out", str(Path(tmp) / "report"), "--batch-id", "samples"], env)
         _cli(["users", "add", "lawyer", "--role", "admin"], env, stdin=PASSWORD + "\n")
@@ -76,6 +78,12 @@ def main() -> None:
                 page.click("#contracts tbody a")
                 page.screenshot(path=str(args.out / "contract.png"), full_page=False)
                 print(args.out / "contract.png")
+                page.goto(f"{url}/upload")  # two samples sent; no watcher runs here, so they wait for one
+                page.set_input_files("#files", sorted(str(f) for f in (Path(tmp) / "samples").iterdir() if f.suffix in (".pdf", ".txt"))[:2])
+                page.click("#send")
+                page.wait_for_url("**/upload?sent=*")
+                page.screenshot(path=str(args.out / "upload.png"), full_page=False)
+                print(args.out / "upload.png")
                 page.goto(f"{url}/")
                 wanted = {"item.png": False, "value-item.png": True}  # a clause item and a value item
                 for href in [link.get_attribute("href") for link in page.locator("a.open-item").all()]:

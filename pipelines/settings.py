@@ -181,6 +181,12 @@ class Settings(BaseSettings):
     trusted_proxies: str = ""
     max_request_bytes: int = Field(default=1024 * 1024, gt=0)
     password_min_length: int = Field(default=15, ge=1)
+    # Uploads in the review app (web/routes/upload.py): files a user sends go into upload_inbox,
+    # the inbox a `clausemill watch` watches, under uploads/USER/, so they enter the same intake
+    # ledger as dropped files; unset, the upload page says how to turn it on.  upload_max_mb:
+    # one request's files together (the only route allowed more than max_request_bytes).
+    upload_inbox: Path | None = None
+    upload_max_mb: float = Field(default=500.0, gt=0)
 
     @model_validator(mode="after")
     def _redelivery_waits_for_the_longest_task(self) -> Settings:

@@ -193,6 +193,17 @@ def ledger(session: Session, inbox: str | None = None) -> list[IntakeFile]:
     return list(session.scalars(query))
 
 
+def taken_from(session: Session, inbox: str, folder: str, limit: int = 100) -> list[tuple[IntakeFile, IntakeFile | None]]:
+    """The newest `limit` rows of files taken from `folder` of `inbox` (a user's uploads),
+    newest first, each with the row it repeats when it is a duplicate."""
+    rows = list(session.scalars(select(IntakeFile).where(
+        IntakeFile.inbox == inbox, IntakeFile.name.startswith(folder.rstrip("/") + "/", autoescape=True),
+    ).order_by(IntakeFile.id.desc()).limit(limit)))
+    ids = {row.original_id for row in rows if row.original_id is not None}
+    originals = {row.id: row for row in session.scalars(select(IntakeFile).where(IntakeFile.id.in_(ids)))} if ids else {}
+    return [(row, originals.get(row.original_id)) for row in rows]  # type: ignore[arg-type]
+
+
 def portfolio_documents(session: Session, prefix: str) -> dict[str, set[int]]:
     """Every contract this outbox handled, for the rolling report, as {batch id: document ids}:
     each audited file's document; of files with the same bytes (a failed file dropped again)

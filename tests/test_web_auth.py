@@ -106,13 +106,13 @@ def start_server(stack: ExitStack, folder: Path, env: dict[str, str], users: dic
 
 
 def serve_audited(audited_samples: Path, tmp_path_factory: pytest.TempPathFactory, name: str,
-                  users: dict[str, str]) -> Iterator[Server]:
+                  users: dict[str, str], settings: dict[str, str] | None = None) -> Iterator[Server]:
     """A module's server on a copy of the session's audited samples (conftest), SQLite, with
-    `users`: a fixture body (`yield from serve_audited(...)`)."""
+    `users` and any `settings` (CLAUSEMILL_* variables): a fixture body (`yield from serve_audited(...)`)."""
     folder = tmp_path_factory.mktemp(name)
     shutil.copytree(audited_samples / "data", folder / "data")
     with ExitStack() as stack:
-        yield start_server(stack, folder, base_env(folder / "data"), users)
+        yield start_server(stack, folder, {**base_env(folder / "data"), **(settings or {})}, users)
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -193,7 +193,7 @@ def test_login_opens_the_queue_with_a_safe_cookie(server: Server) -> None:
         assert client.get("/api/openapi.json").json()["paths"].keys() == {  # the API, not the pages
             "/api/items", "/api/items/next", "/api/items/assign", "/api/items/{item_id}", "/api/items/{item_id}/lease",
             "/api/items/{item_id}/decision", "/api/items/{item_id}/reopen", "/api/items/{item_id}/pages/{number}/words",
-            "/api/undo"}
+            "/api/undo", "/api/uploads"}
 
 
 def test_login_never_sends_you_to_another_site(server: Server) -> None:

@@ -11,7 +11,7 @@ from web.api_errors import refused, validation_failed
 from web.auth import AuthGate
 from web.login_throttle import LoginThrottle, PasswordChecks
 from web.pages import templates
-from web.routes import ROUTERS, ops
+from web.routes import ROUTERS, UPLOADS, ops
 from web.secret_key import session_secret
 from web.security_headers import SecurityHeaders
 
@@ -33,8 +33,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.throttle = LoginThrottle(settings.login_max_failures, settings.login_window_s)
     app.state.password_checks = PasswordChecks()
     app.state.metrics = ops.metrics_registry(settings)
+    upload_limit = int(settings.upload_max_mb * 1024 * 1024)
     for router in ROUTERS:
-        app.include_router(router)
+        app.include_router(router, max_body_size=upload_limit if router in UPLOADS else None)
     # The last middleware added runs first: the session is read before the gate looks at it.
     app.add_middleware(AuthGate, database_url=settings.effective_database_url)
     app.add_middleware(SessionMiddleware, secret_key=session_secret(settings), session_cookie=SESSION_COOKIE,
