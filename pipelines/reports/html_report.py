@@ -27,7 +27,9 @@ from markupsafe import Markup, escape
 from pipelines.assessment import Assessed, DocumentAssessment, Issue, Sides
 from pipelines.categories import KEY_TERMS
 from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, MergedFinding
-from pipelines.deadlines import EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for, term_in_force
+from pipelines.deadlines import (
+    EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for, deadlines_of, term_in_force,
+)
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
 from pipelines.reports.palette import LEVEL_COLORS, SEVERITY_COLORS
@@ -90,6 +92,7 @@ class ContractView:
     top_issues: tuple[str, ...]
     issues: tuple[IssueView, ...]
     clauses: tuple[MergedFinding, ...]  # every clause shown, worst first
+    deadlines: tuple[Deadline, ...] = ()  # every dated event of the term in force, soonest first
 
     @property
     def anchor(self) -> str:
@@ -200,6 +203,7 @@ def contract_view(doc: DocumentResult, a: DocumentAssessment | None, as_of: date
         top_issues=tuple(_phrase(i) for i in a.issues[:TOP_ISSUES]),
         issues=tuple(_issue_view(i, a, deadline) for i in a.issues),
         clauses=tuple(sorted(a.shown(), key=lambda m: (-rank(m.finding.severity), m.finding.start))),
+        deadlines=tuple(deadlines_of(doc, terms, as_of)),
     )
 
 
