@@ -8,22 +8,27 @@ and went on showing a clause a reviewer had rejected.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from pathlib import Path
 
 from sqlalchemy.orm import Session
 
 from pipelines.aggregate import aggregate_document, assess_batch
 from pipelines.assessment import Assessed, DocumentAssessment
-from pipelines.datamodel import BatchResult, BatchStatus
+from pipelines.datamodel import BatchResult, BatchStatus, DocumentResult, DocumentStatus, KeyTerm
+from pipelines.deadlines import EXPIRATION, HORIZONS, NOTICE, RENEWAL, deadlines_of, term_in_force
 from pipelines.playbook import Playbook
+from pipelines.playbook.severity import RISK_LEVELS
+from pipelines.reports.html_report import ContractView, contract_view
+from pipelines.reports.search import searchable
 from pipelines.review.decisions import apply_decisions, standing
 from pipelines.review.recalibration import Calibration
 from pipelines.settings import Settings
 from pipelines.steps import playbook_for
 from storage import repository
 from storage.database import session_scope
+from storage.schema import utcnow
 
 
 @dataclass
@@ -82,14 +87,115 @@ def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers:
     return ReportedBatch(portfolio, assessments, playbook, {})
 
 
-def load_latest(session: Session, analysers: Iterable[str], document_id: int | None = None) -> ReportedBatch:
-    """The portfolio as the review app shows it: each contract's latest audit (a contract
-    audited again appears once, from its latest batch), reviewers' decisions applied; only
-    `document_id` when given (empty when it is no contract's latest audit)."""
-    members = repository.latest_documents(session)
-    if document_id is not None:
-        members = {batch: {document_id} for batch, ids in members.items() if document_id in ids}
-    return load_portfolio(session, members, analysers, playbook_for({}))
+def load_latest(session: Session, analysers: Iterable[str]) -> ReportedBatch:
+    """The portfolio as the review app's calendar subscription shows it: each contract's
+    latest audit (a contract audited again appears once, from its latest batch), reviewers'
+    decisions applied."""
+    return load_portfolio(session, repository.latest_documents(session), analysers, playbook_for({}))
+
+
+def load_documents(session: Session, document_ids: Iterable[int], analysers: Iterable[str]) -> list[Assessed]:
+    """These documents (each a contract's latest audit) as the portfolio shows them, each as
+    its own batch reports it (load_reported), without reading the rest of their batches."""
+    ids, analysers = list(document_ids), list(analysers)
+    trails = repository.document_trails(session, ids)
+    loaded = repository.load_documents(session, ids, analysers, set(trails))
+    stored = {doc.id: DocumentAssessment.from_dict(a) for _, doc, a in loaded if a}
+    for _, doc, _ in loaded:
+        if doc.id not in stored and doc.id not in trails:  # assessed afresh from its findings
+            doc.findings = repository.load_findings(session, doc.id, analysers)
+    calibrations = {version: repository.load_calibration(session, version)
+                    for version in {stored[i].calibration for i in trails if i in stored} - {None}}
+    assessments: dict[int, DocumentAssessment] = {}
+    for batch_id in {batch_id for batch_id, _, _ in loaded}:
+        documents = [doc for b, doc, _ in loaded if b == batch_id]
+        batch = BatchResult(id=batch_id, status=BatchStatus.DONE, created_at="", finished_at=None, documents=documents)
+        assessments |= apply_review(batch, {d.id: stored[d.id] for d in documents if d.id in stored}, trails,
+                                    calibrations, playbook_for(repository.batch_options(session, batch_id)))
+    everything = BatchResult(id="portfolio", status=BatchStatus.DONE, created_at="", finished_at=None,
+                             documents=[doc for _, doc, _ in loaded])
+    return assess_batch(everything, playbook_for({}), assessments)
+
+
+# --- the portfolio's summaries: what the triage table, its search and the calendar read --------
+
+DATED_TERMS = (EXPIRATION, RENEWAL, NOTICE, "Document Name", "Parties")
+"""The key terms the term in force and the deadlines are computed from (pipelines.deadlines)."""
+MARGIN = timedelta(minutes=10)
+"""How far before the last refresh a change is looked for again: a transaction that wrote a
+document then was still open."""
+CHUNK = 500
+
+
+def refresh_portfolio(database_url: str, analysers: Iterable[str], today: date) -> None:
+    """Bring the contract summaries up to date (storage.schema.ContractSummary): the contracts
+    whose latest audit, or the decisions on it, changed since the last refresh are summarised
+    again, and the dated columns that no longer hold on `today` computed again.  A quick read
+    finds nothing to do on most page views; the first refresh summarises every contract."""
+    with session_scope(database_url, write=False) as session:
+        refreshed = repository.portfolio_refreshed_at(session)
+        if (refreshed is not None and not repository.paths_changed_since(session, refreshed - MARGIN)
+                and not repository.stale_summaries(session, today)):
+            return
+    with session_scope(database_url) as session:
+        refreshed, started = repository.portfolio_refreshed_at(session, lock=True), utcnow()
+        paths = None if refreshed is None else repository.paths_changed_since(session, refreshed - MARGIN)
+        if paths is None or paths:
+            latest, made = repository.latest_audits(session, paths), repository.summary_sources(session, paths)
+            redo = {document_id: source for path, (document_id, source) in latest.items()
+                    if made.get(path) != (document_id, source)}
+            ordered = sorted(redo)
+            for start in range(0, len(ordered), CHUNK):
+                summaries, events = [], []
+                for doc, assessment in load_documents(session, ordered[start:start + CHUNK], analysers):
+                    summary, dated = summarize(contract_view(doc, assessment, today), redo[doc.id], today)
+                    summaries.append(summary)
+                    events += dated
+                repository.replace_summaries(session, summaries, events)
+            repository.replace_summaries(session, [], [], [path for path in made if path not in latest])
+        for path, document_id, filename, words, terms in repository.stale_summaries(session, today):
+            doc = DocumentResult(id=document_id, filename=filename, path=path, status=DocumentStatus.DONE)
+            values, events = _dated(doc, words, DocumentAssessment.from_dict(terms).key_terms if terms else None, today)
+            repository.replace_dated(session, path, values, events)
+        repository.mark_portfolio_refreshed(session, started)
+
+
+def summarize(c: ContractView, source: str, today: date) -> tuple[dict, list[dict]]:
+    """A contract's summary row and its events, as of `today`."""
+    a = c.assessment
+    found = {m.finding.category.lower() for m in a.present()} if a is not None else set()
+    terms = (replace(a, findings=[], issues=[], review=[],
+                     key_terms={k: v for k, v in a.key_terms.items() if k in DATED_TERMS}).to_dict()
+             if a is not None else {})
+    words = searchable(replace(c, term="", deadline=None))
+    values, events = _dated(c.doc, words, a.key_terms if a is not None else None, today)
+    return {"path": c.doc.path, "document_id": c.doc.id, "source": source, "filename": c.doc.filename,
+            "level": c.level, "level_order": -RISK_LEVELS.index(a.risk_level) if a is not None else 1,
+            "score_order": -a.risk_score if a is not None else 0.0, "risk_score": a.risk_score if a is not None else None,
+            "counterparty": c.counterparty, "contract_type": c.contract_type, "our_role": c.our_role,
+            "top_issues": list(c.top_issues),
+            "clauses": "\n" + "".join(f"{name}\n" for name in sorted(found | {v.category.lower() for v in c.issues})),
+            "words": words, "terms": terms, **values}, events
+
+
+def _dated(doc: DocumentResult, words: str, terms: dict[str, KeyTerm] | None, today: date) -> tuple[dict, list[dict]]:
+    """What the term in force and the deadlines say on `today` (as contract_view and the
+    calendar compute them), the last day they say it, and what a search then reads beside
+    the contract's `words`."""
+    if terms is None:  # not assessed
+        return {"term": "", "deadline_on": None, "deadline_kind": None, "search": words,
+                "fresh_until": date.max}, []
+    term, events = term_in_force(terms, today), deadlines_of(doc, terms, today)
+    deadline = next((d for d in events if d.horizon is not None), None)  # pipelines.deadlines.deadline_for
+    ahead = timedelta(days=HORIZONS[-1] + 1)
+    holds = [term.end] if term.end is not None and term.end >= today else []
+    holds += [d.date for d in events] + [d.date - ahead for d in events if d.date - ahead >= today]
+    said = " ".join(p for p in (term.shown(), deadline.explanation() if deadline is not None else "") if p).lower()
+    return ({"term": term.shown(), "deadline_on": deadline.date if deadline else None,
+             "deadline_kind": deadline.kind if deadline else None, "search": f"{words} {said}",
+             "fresh_until": min(holds, default=date.max)},
+            [{"path": doc.path, "document_id": doc.id, "due": d.date, "kind": d.kind, "contract": d.contract,
+              "filename": d.filename, "explanation": d.explanation()} for d in events])
 
 
 def apply_review(batch: BatchResult, stored: dict[int, DocumentAssessment], trails: dict[int, list[dict]],

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import ColumnElement, delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import Session, undefer
 
 from pipelines import datamodel as dm
@@ -483,14 +483,31 @@ def decision_trails(session: Session, batch_id: str) -> dict[int, list[dict]]:
     """Per document of the batch, its review decisions in the order they were made, with those
     made on the audit it was carried from and on that audit's other carried copies: a nightly
     run that carries an unchanged contract carries what reviewers decided about it."""
-    root = func.coalesce(schema.Document.carried_from, schema.Document.id)
-    batch_roots = select(schema.Document.id, root).where(schema.Document.batch_id == batch_id)
+    return _trails(session, schema.Document.batch_id == batch_id)
+
+
+def document_trails(session: Session, document_ids: Iterable[int]) -> dict[int, list[dict]]:
+    """decision_trails for these documents, of whatever batches."""
+    return _trails(session, schema.Document.id.in_(list(document_ids)))
+
+
+_ROOT = func.coalesce(schema.Document.carried_from, schema.Document.id)
+"""The audit a document's results were carried from, else the document itself."""
+
+
+def _sharing_a_root(roots: Iterable[int]) -> ColumnElement[bool]:
+    """Documents whose root is among `roots`, through the indexes on id and carried_from."""
+    roots = list(roots)
+    return or_(schema.Document.id.in_(roots), schema.Document.carried_from.in_(roots))
+
+
+def _trails(session: Session, which: ColumnElement[bool]) -> dict[int, list[dict]]:
     members: dict[int, list[int]] = {}
-    for document_id, document_root in session.execute(batch_roots):
+    for document_id, document_root in session.execute(select(schema.Document.id, _ROOT).where(which)):
         members.setdefault(document_root, []).append(document_id)
     rows = session.execute(
-        select(schema.ReviewDecision, root).join(schema.Document, schema.Document.id == schema.ReviewDecision.document_id)
-        .where(root.in_(batch_roots.with_only_columns(root))).order_by(schema.ReviewDecision.id))
+        select(schema.ReviewDecision, _ROOT).join(schema.Document, schema.Document.id == schema.ReviewDecision.document_id)
+        .where(_sharing_a_root(members)).order_by(schema.ReviewDecision.id))
     trails: dict[int, list[dict]] = {}
     for r, document_root in rows:
         entry = {"item_id": r.item_id, "action": r.action, "previous": r.previous, "new": r.new, "reviewer": r.reviewer}
@@ -558,20 +575,36 @@ def load_batch_result(session: Session, batch_id: str, analysers: Iterable[str] 
     for d in batch.documents:
         # A duplicate is reported as its original is: same outcome, same findings, its own name.
         source = by_id.get(d.duplicate_of, d) if d.status is DocumentStatus.DUPLICATE else d
-        documents.append(dm.DocumentResult(
-            id=d.id, filename=d.filename, path=d.path, status=source.status, stage=source.stage, reason=source.reason,
-            sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
-            ocr_pages=ocr_page_count(session, source.id), timings=dict(d.timings or {}),
-            findings=load_findings(session, source.id, analysers) if source.status is DocumentStatus.DONE else [],
-            risk_score=source.risk_score, risk_level=source.risk_level,
-            duplicate_of=by_id[d.duplicate_of].filename if d.duplicate_of in by_id else None,
-            notes=list(source.notes or []),
-        ))
+        documents.append(_document_result(session, d, source, analysers if source.status is DocumentStatus.DONE else [],
+                                          by_id[d.duplicate_of].filename if d.duplicate_of in by_id else None))
     return dm.BatchResult(
         id=batch.id, status=batch.status, created_at=batch.created_at.isoformat(timespec="seconds"),
         finished_at=batch.finished_at.isoformat(timespec="seconds") if batch.finished_at else None,
         documents=documents,
     )
+
+
+def _document_result(session: Session, d: schema.Document, source: schema.Document, analysers: list[str],
+                     duplicate_of: str | None = None) -> dm.DocumentResult:
+    """`d` as reports show it, with `source`'s outcome and these analysers' findings."""
+    return dm.DocumentResult(
+        id=d.id, filename=d.filename, path=d.path, status=source.status, stage=source.stage, reason=source.reason,
+        sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
+        ocr_pages=ocr_page_count(session, source.id), timings=dict(d.timings or {}),
+        findings=load_findings(session, source.id, analysers) if analysers else [],
+        risk_score=source.risk_score, risk_level=source.risk_level, duplicate_of=duplicate_of,
+        notes=list(source.notes or []),
+    )
+
+
+def load_documents(session: Session, document_ids: Iterable[int], analysers: Iterable[str],
+                   with_findings: set[int]) -> list[tuple[str, dm.DocumentResult, dict]]:
+    """(batch id, result, stored assessment) of each document, its analysers' findings loaded
+    only when it is in `with_findings` (the portfolio needs them for a reviewed contract)."""
+    documents = session.scalars(select(schema.Document).where(schema.Document.id.in_(list(document_ids)))
+                                .options(undefer(schema.Document.assessment)).order_by(schema.Document.id))
+    return [(d.batch_id, _document_result(session, d, d, list(analysers) if d.id in with_findings else []),
+             d.assessment or {}) for d in documents]
 
 
 def latest_documents(session: Session) -> dict[str, set[int]]:
@@ -633,3 +666,137 @@ def review_item_counts(session: Session) -> dict[tuple[str, bool], int]:
             counted = (key, bool(parts.get("sample")))
             counts[counted] = counts.get(counted, 0) + 1
     return counts
+
+
+
+# --- the portfolio's summaries (pipelines/reported.refresh_portfolio writes them) ------------
+
+def portfolio_refreshed_at(session: Session, lock: bool = False) -> datetime | None:
+    """When the summaries were last brought up to date; `lock` holds the mark until the
+    transaction ends, so two refreshes never rewrite the same rows at once."""
+    query = select(schema.PortfolioMark.refreshed_at).where(schema.PortfolioMark.id == 1)
+    return session.scalar(query.with_for_update() if lock else query)
+
+
+def mark_portfolio_refreshed(session: Session, at: datetime) -> None:
+    session.execute(update(schema.PortfolioMark).where(schema.PortfolioMark.id == 1).values(refreshed_at=at))
+
+
+def paths_changed_since(session: Session, since: datetime) -> set[str]:
+    """Contracts with a document that moved since `since`, or one whose audit (or the audit
+    it was carried from) got a decision since."""
+    decided = (select(_ROOT).join(schema.ReviewDecision, schema.ReviewDecision.document_id == schema.Document.id)
+               .where(schema.ReviewDecision.created_at >= since))
+    roots = set(session.scalars(decided))
+    changed = set(session.scalars(select(schema.Document.path).where(schema.Document.updated_at >= since)))
+    return changed | (set(session.scalars(select(schema.Document.path).where(_sharing_a_root(roots)))) if roots else set())
+
+
+def latest_audits(session: Session, paths: Iterable[str] | None = None) -> dict[str, tuple[int, str]]:
+    """Per contract (of `paths`, or all), its latest audit that ended done and what it is
+    made from: the document's last move and its decisions (count, last id), carried ones
+    included.  A summary made from the same source needs no rewrite."""
+    latest = select(func.max(schema.Document.id)).where(schema.Document.status == DocumentStatus.DONE)
+    if paths is not None:
+        latest = latest.where(schema.Document.path.in_(list(paths)))
+    rows = session.execute(select(schema.Document.id, schema.Document.path, schema.Document.updated_at, _ROOT)
+                           .where(schema.Document.id.in_(latest.group_by(schema.Document.path)))).all()
+    marks: dict[int, tuple[int, int]] = {}
+    roots = {root for *_, root in rows}
+    for start in range(0, len(roots), 5_000):
+        chunk = list(roots)[start:start + 5_000]
+        marks |= {root: (n, last) for root, n, last in session.execute(
+            select(_ROOT, func.count(), func.max(schema.ReviewDecision.id))
+            .join(schema.ReviewDecision, schema.ReviewDecision.document_id == schema.Document.id)
+            .where(_sharing_a_root(chunk)).group_by(_ROOT))}
+    return {path: (document_id, f"{updated.isoformat()}|{marks.get(root, (0, 0))[0]}|{marks.get(root, (0, 0))[1]}")
+            for document_id, path, updated, root in rows}
+
+
+def summary_sources(session: Session, paths: Iterable[str] | None = None) -> dict[str, tuple[int, str]]:
+    """Per summarised contract (of `paths`, or all): the document and source it was made from."""
+    S = schema.ContractSummary
+    query = select(S.path, S.document_id, S.source)
+    if paths is not None:
+        query = query.where(S.path.in_(list(paths)))
+    return {path: (document_id, source) for path, document_id, source in session.execute(query)}
+
+
+def replace_summaries(session: Session, summaries: list[dict], events: list[dict], gone: Iterable[str] = ()) -> None:
+    """Write these contracts' summaries and events in place of their earlier ones, and drop
+    the contracts in `gone` (no audit of them ended done any more)."""
+    paths = [s["path"] for s in summaries] + list(gone)
+    for start in range(0, len(paths), 5_000):
+        chunk = paths[start:start + 5_000]
+        session.execute(delete(schema.ContractEvent).where(schema.ContractEvent.path.in_(chunk)))
+        session.execute(delete(schema.ContractSummary).where(schema.ContractSummary.path.in_(chunk)))
+    session.flush()
+    if summaries:
+        session.execute(insert(schema.ContractSummary), summaries)
+    if events:
+        session.execute(insert(schema.ContractEvent), events)
+
+
+def stale_summaries(session: Session, today: date) -> list[tuple[str, int, str, str, dict]]:
+    """(path, document id, file name, undated words, key terms) of the summaries whose dated
+    columns no longer hold on `today`."""
+    S = schema.ContractSummary
+    return [tuple(row) for row in session.execute(  # type: ignore[misc]
+        select(S.path, S.document_id, S.filename, S.words, S.terms).where(S.fresh_until < today))]
+
+
+def replace_dated(session: Session, path: str, values: dict, events: list[dict]) -> None:
+    """A summary's dated columns and its events, as they are on another day."""
+    session.execute(update(schema.ContractSummary).where(schema.ContractSummary.path == path).values(**values))
+    session.execute(delete(schema.ContractEvent).where(schema.ContractEvent.path == path))
+    if events:
+        session.execute(insert(schema.ContractEvent), events)
+
+
+TRIAGE_ORDER = (schema.ContractSummary.level_order, schema.ContractSummary.score_order,
+                schema.ContractSummary.filename, schema.ContractSummary.document_id)
+"""The triage table's order (worst level, then highest score, then name), as its index has it."""
+
+
+def triage(session: Session, conditions: list[ColumnElement[bool]], per_page: int, after: int | None = None,
+           before: int | None = None, offset: int = 0) -> tuple[list[schema.ContractSummary], int]:
+    """One page of summaries matching `conditions` in triage order, and how many match: the
+    page after the contract `after`, or before `before` (keyset: a deep page costs what the
+    first does), else from `offset`."""
+    S = schema.ContractSummary
+    found = session.scalar(select(func.count()).select_from(S).where(*conditions)) or 0
+    query = select(S).where(*conditions)
+    anchor = session.execute(select(*TRIAGE_ORDER).where(S.document_id == (after or before))).first() \
+        if after or before else None
+    if anchor is not None:
+        position = tuple_(*TRIAGE_ORDER)
+        if not after:
+            rows = list(session.scalars(query.where(position < tuple_(*anchor))
+                                        .order_by(*(c.desc() for c in TRIAGE_ORDER)).limit(per_page)))
+            return rows[::-1], found
+        query = query.where(position > tuple_(*anchor))
+    return list(session.scalars(query.order_by(*TRIAGE_ORDER).offset(offset).limit(per_page))), found
+
+
+def level_counts(session: Session) -> dict[str, int]:
+    """Summarised contracts per level."""
+    S = schema.ContractSummary
+    return dict(session.execute(select(S.level, func.count()).group_by(S.level)).all())  # type: ignore[arg-type]
+
+
+def summary_of(session: Session, document_id: int) -> schema.ContractSummary | None:
+    """The contract's summary when `document_id` is its latest audit, else None."""
+    return session.scalar(select(schema.ContractSummary).where(schema.ContractSummary.document_id == document_id))
+
+
+def events_between(session: Session, start: date, end: date, limit: int,
+                   after: int | None = None) -> list[schema.ContractEvent]:
+    """Up to `limit` events from `start` to `end`, soonest first (then by contract and path),
+    after the event `after` (keyset)."""
+    E = schema.ContractEvent
+    order = (E.due, E.contract, E.path, E.id)
+    query = select(E).where(E.due >= start, E.due <= end)
+    anchor = session.execute(select(*order).where(E.id == after)).first() if after is not None else None
+    if anchor is not None:
+        query = query.where(tuple_(*order) > tuple_(*anchor))
+    return list(session.scalars(query.order_by(*order).limit(limit)))

@@ -6,7 +6,7 @@ see what already happened.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from enum import StrEnum
 
 from sqlalchemy import JSON, Enum, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
@@ -55,7 +55,7 @@ class Document(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id", ondelete="CASCADE"), index=True)
-    path: Mapped[str] = mapped_column(Text)
+    path: Mapped[str] = mapped_column(Text, index=True)  # the portfolio's latest audit of a contract
     filename: Mapped[str] = mapped_column(Text, index=True)
     status: Mapped[DocumentStatus] = mapped_column(closed_set(DocumentStatus, 16), default=DocumentStatus.PENDING, index=True)
     stage: Mapped[Stage | None] = mapped_column(closed_set(Stage, 32))
@@ -71,14 +71,14 @@ class Document(Base):
     assessment: Mapped[dict] = mapped_column(JSON, default=dict, deferred=True)
     risk_score: Mapped[float | None] = mapped_column(Float)
     risk_level: Mapped[str | None] = mapped_column(String(16))
-    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow, index=True)
     """When the document last moved: the recovery sweep's clock (OCR pages touch it too)."""
     attempts: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     """Times the document was sent through the DAG: once by the producer, then by each sweep."""
     fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
     """What an audit of these bytes depends on (sha256, rule pack, model, playbook), hashed:
     a nightly run skips a document whose fingerprint was already audited."""
-    carried_from: Mapped[int | None] = mapped_column(Integer)
+    carried_from: Mapped[int | None] = mapped_column(Integer, index=True)
     """The earlier document whose results this one carries over (incremental audits)."""
     notes: Mapped[list | None] = mapped_column(JSON)
     """What reading the file took ("PDF repaired by qpdf ...", "text decoded as UTF-16"): the
@@ -297,3 +297,75 @@ class Calibration(Base):
     decisions: Mapped[int] = mapped_column(Integer)
     params: Mapped[dict] = mapped_column(JSON)  # category -> {"scale": a, "bias": b}
     report: Mapped[dict] = mapped_column(JSON)  # category -> reliability before/after
+
+
+class ContractSummary(Base):
+    """A contract's row of the portfolio: its latest audit that ended done, reviewers'
+    decisions applied, as the triage table, its search and the calendar read it.
+
+    Assessing every contract again on each page view took seconds at 5,000 contracts; these
+    rows are read a page at a time by an index (ops/benchmarks/web_scale.py).
+    pipelines/reported.refresh_portfolio keeps them current: a row is rewritten when its
+    document, or the decisions on it, change (`source` says which it was made from), and its
+    dated columns (what the term in force and the deadlines say on a day) when `fresh_until`
+    has passed."""
+
+    __tablename__ = "contract_summaries"
+    __table_args__ = (
+        Index("ix_contract_summaries_triage", "level_order", "score_order", "filename", "document_id"),
+        # a search's LIKE '%word%' through trigrams on PostgreSQL (pg_trgm), not a scan of every row
+        Index("ix_contract_summaries_search", "search", postgresql_using="gin", postgresql_ops={"search": "gin_trgm_ops"}),
+    )
+
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), unique=True)
+    source: Mapped[str] = mapped_column(String(80))
+    """The document's updated_at and its decisions (count, last id) the row was made from."""
+    filename: Mapped[str] = mapped_column(Text)
+    level: Mapped[str] = mapped_column(String(16))
+    level_order: Mapped[int] = mapped_column(Integer)  # worst level first: minus its rank
+    score_order: Mapped[float] = mapped_column(Float)  # highest score first: minus the score
+    risk_score: Mapped[float | None] = mapped_column(Float)
+    counterparty: Mapped[str] = mapped_column(Text)
+    contract_type: Mapped[str] = mapped_column(Text)
+    our_role: Mapped[str] = mapped_column(Text)
+    top_issues: Mapped[list] = mapped_column(JSON)
+    clauses: Mapped[str] = mapped_column(Text)
+    """Clauses found and issues raised, lower-cased, one per line between newlines."""
+    words: Mapped[str] = mapped_column(Text)
+    """What a search reads that no date changes (pipelines.reports.search.searchable)."""
+    terms: Mapped[dict] = mapped_column(JSON)
+    """The key terms the term in force and the deadlines are computed from."""
+    term: Mapped[str] = mapped_column(Text)
+    deadline_on: Mapped[date | None] = mapped_column(index=True)
+    deadline_kind: Mapped[str | None] = mapped_column(String(16))
+    search: Mapped[str] = mapped_column(Text)
+    """`words`, then what the date changes: the term in force and the deadline."""
+    fresh_until: Mapped[date] = mapped_column(index=True)
+    """The last day the dated columns hold; later they are computed again."""
+
+
+class ContractEvent(Base):
+    """A dated event of a portfolio contract's term in force (pipelines.deadlines.deadlines_of):
+    the calendar page lists them soonest first, a page at a time."""
+
+    __tablename__ = "contract_events"
+    __table_args__ = (Index("ix_contract_events_due", "due", "contract", "path", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    path: Mapped[str] = mapped_column(ForeignKey("contract_summaries.path", ondelete="CASCADE"), index=True)
+    document_id: Mapped[int] = mapped_column(Integer)
+    due: Mapped[date]
+    kind: Mapped[str] = mapped_column(String(16))
+    contract: Mapped[str] = mapped_column(Text)
+    filename: Mapped[str] = mapped_column(Text)
+    explanation: Mapped[str] = mapped_column(Text)
+
+
+class PortfolioMark(Base):
+    """One row: when the contract summaries were last brought up to date (None: never)."""
+
+    __tablename__ = "portfolio_marks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    refreshed_at: Mapped[datetime | None]

@@ -172,6 +172,7 @@ def copy_database(source_url: str, target_url: str) -> None:
         for table in schema.Base.metadata.sorted_tables:
             rows = [dict(row._mapping) for row in reading.execute(select(table))]
             if rows:
+                writing.execute(table.delete())  # a row the migrations seed (portfolio_marks) comes from the source
                 writing.execute(insert(table), rows)
             if "id" in table.c and isinstance(table.c.id.type, Integer) and target.dialect.name == "postgresql":
                 writing.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "

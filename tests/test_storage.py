@@ -159,3 +159,31 @@ def test_concurrent_copies_leave_exactly_one_original(database_url: str) -> None
         rows = session.execute(select(schema.Document.id, schema.Document.status, schema.Document.duplicate_of)).all()
     assert [(i, d) for i, status, d in rows if status is not dm.DocumentStatus.DUPLICATE] == [(ids[0], None)]
     assert all(d == ids[0] for _, status, d in rows if status is dm.DocumentStatus.DUPLICATE)
+
+
+def test_the_portfolio_summarises_each_contracts_latest_audit_and_pages_it_by_keyset(database_url: str) -> None:
+    from datetime import date
+
+    from pipelines.aggregate import aggregate_document
+    from pipelines.reported import refresh_portfolio
+    from pipelines.steps import playbook_for
+
+    stored = aggregate_document([], playbook_for({}), 1).to_dict()
+    with session_scope(database_url) as session:
+        first = repository.create_batch(session, "old", [Path(f"/c/{i}.txt") for i in range(7)], {})
+        second = repository.create_batch(session, "new", [Path("/c/0.txt")], {})  # /c/0.txt audited again
+        for score, document_id in enumerate(first + second):
+            repository.store_assessment(session, document_id, {**stored, "risk_score": float(score)}, float(score),
+                                        stored["risk_level"])
+            repository.mark_done(session, document_id)
+    refresh_portfolio(database_url, ("rules",), date(2026, 12, 7))
+    with session_scope(database_url, write=False) as session:
+        everything, found = repository.triage(session, [], 10)
+        assert found == 7 and [s.document_id for s in everything] == [second[0], *first[6:0:-1]]  # highest score first
+        pages = [repository.triage(session, [], 3)[0]]
+        while len(pages[-1]) == 3:
+            pages.append(repository.triage(session, [], 3, after=pages[-1][-1].document_id)[0])
+        assert [[s.document_id for s in page] for page in pages] == [
+            [s.document_id for s in everything[i:i + 3]] for i in range(0, 9, 3)]
+        back = repository.triage(session, [], 3, before=pages[1][0].document_id)[0]
+        assert [s.document_id for s in back] == [s.document_id for s in pages[0]]

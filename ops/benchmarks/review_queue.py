@@ -15,6 +15,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,20 +41,28 @@ def seed(url: str, items: int) -> None:
             {"id": d + 1, "batch_id": f"b{d % BATCHES}", "filename": f"contract-{d}.pdf", "path": f"/c/{d}.pdf",
              "status": "done"} for d in range(DOCUMENTS)])
         rows = []
-        for i in range(items):
-            stakes = rng.choice(list(WEIGHTS))
-            rows.append({"document_id": rng.randrange(DOCUMENTS) + 1, "category": rng.choice(CUAD_CATEGORIES),
-                         "reason": "unsure", "priority": round(rng.random(), 4),
-                         "status": "decided" if rng.random() < 0.1 else "open",
-                         "assignee": f"reviewer{rng.randrange(5)}" if rng.random() < 0.05 else None,
-                         "severity": stakes,
-                         "evidence": {"text": "quote", "start": i, "end": i + 5, "page": 1,
-                                      "priority_parts": {"stakes": stakes, "weight": WEIGHTS[stakes], "p_wrong": 0.5}}})
+        for row in review_item_rows(rng, items, DOCUMENTS):
+            rows.append(row)
             if len(rows) == 10_000:
                 session.execute(insert(schema.ReviewItem), rows)
                 rows = []
         if rows:
             session.execute(insert(schema.ReviewItem), rows)
+
+
+def review_item_rows(rng: random.Random, items: int, documents: int) -> Iterator[dict]:
+    """`items` review items over documents 1..`documents`: random categories, priorities and
+    stakes, 10% decided, 5% assigned to one of reviewer0..reviewer4 (web_scale.py seeds the
+    same queue)."""
+    for i in range(items):
+        stakes = rng.choice(list(WEIGHTS))
+        yield {"document_id": rng.randrange(documents) + 1, "category": rng.choice(CUAD_CATEGORIES),
+               "reason": "unsure", "priority": round(rng.random(), 4),
+               "status": "decided" if rng.random() < 0.1 else "open",
+               "assignee": f"reviewer{rng.randrange(5)}" if rng.random() < 0.05 else None,
+               "severity": stakes,
+               "evidence": {"text": "quote", "start": i, "end": i + 5, "page": 1,
+                            "priority_parts": {"stakes": stakes, "weight": WEIGHTS[stakes], "p_wrong": 0.5}}}
 
 
 def timed(url: str, filters: QueueFilters, visible_to: str | None = None) -> tuple[float, int]:

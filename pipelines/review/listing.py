@@ -4,8 +4,9 @@ Listing only; claims and decisions belong to pipelines/review/queue.py.  The fil
 built here once (`filter_conditions`), for the listing and for assignment
 (pipelines/review/assignment.py), which reaches documents by a subquery.  Two queries: the
 count per status (a GROUP BY status, which the (status, priority) index covers), and one
-page, LIMIT/OFFSET over review_items ordered by (priority DESC, id), which the same index
-walks for status=open.  Documents are joined for counting only when a batch or contract
+page over review_items ordered by (priority DESC, id), which the same index walks for
+status=open: the page after (or before) an item by keyset, so a deep page costs what the
+first does; LIMIT/OFFSET only for a page asked for by number alone.  Documents are joined for counting only when a batch or contract
 filter needs them.
 
 Each filter has an index that keeps priority order: (status, category | severity | assignee,
@@ -115,6 +116,10 @@ class QueueFilters(Filters):
     status: Literal["open", "decided", "all"] = "open"
     page: int = Field(default=1, ge=1, le=1_000_000)  # OFFSET stays a 64-bit integer
     per_page: int = Field(default=PER_PAGE, ge=1, le=200)
+    after: int | None = Field(default=None, ge=1, le=2**31 - 1,
+                              description="The page after this item (the last of the page before): keyset.")
+    before: int | None = Field(default=None, ge=1, le=2**31 - 1,
+                               description="The page before this item (the first of the page after): keyset.")
 
 
 @dataclass(frozen=True)
@@ -174,15 +179,25 @@ def list_queue(session: Session, filters: QueueFilters, visible_to: str | None =
     by_status = status_counts(session, filters, visible_to)
     status = [] if filters.status == ANY_STATUS else [ReviewItem.status == filters.status]
     total = by_status.get(filters.status, 0) if status else sum(by_status.values())
-    listing = (
-        select(ReviewItem, Document.batch_id, Document.filename)
-        .join(Document, Document.id == ReviewItem.document_id)
-        .where(*conditions, *status)
-        .order_by(ReviewItem.priority.desc(), ReviewItem.id)
-        .limit(filters.per_page).offset((filters.page - 1) * filters.per_page)
-    )
+    listing = (select(ReviewItem, Document.batch_id, Document.filename)
+               .join(Document, Document.id == ReviewItem.document_id).where(*conditions, *status))
+    anchor = session.get(ReviewItem, filters.after or filters.before) if filters.after or filters.before else None
+    if anchor is None:
+        listing = (listing.order_by(ReviewItem.priority.desc(), ReviewItem.id)
+                   .offset((filters.page - 1) * filters.per_page))
+    elif filters.after:
+        listing = listing.where(ReviewItem.priority <= anchor.priority,  # a range the priority index walks
+                                or_(ReviewItem.priority < anchor.priority, ReviewItem.id > anchor.id)
+                                ).order_by(ReviewItem.priority.desc(), ReviewItem.id)
+    else:
+        listing = listing.where(ReviewItem.priority >= anchor.priority,
+                                or_(ReviewItem.priority > anchor.priority, ReviewItem.id < anchor.id)
+                                ).order_by(ReviewItem.priority.asc(), ReviewItem.id.desc())
     now = utcnow()
-    rows = [_row(item, batch_id, filename, now) for item, batch_id, filename in session.execute(listing)]
+    rows = [_row(item, batch_id, filename, now)
+            for item, batch_id, filename in session.execute(listing.limit(filters.per_page))]
+    if anchor is not None and not filters.after:
+        rows.reverse()
     return QueuePage(rows, total, by_status, filters.page, filters.per_page)
 
 

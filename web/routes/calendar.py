@@ -8,18 +8,21 @@ so its token is its login, and without a live one it answers 401 before reading 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from pipelines.deadlines import Deadline, deadlines_of, ics_bytes
-from pipelines.reported import load_latest
+from pipelines.reported import load_latest, refresh_portfolio
 from pipelines.review.calendar_tokens import issue_token, live_token_created, revoke_tokens, user_for_token
 from pipelines.review.users import Account
+from storage import repository
 from storage.database import session_scope
 from web.dependencies import ReadSession, User
 from web.pages import render
@@ -29,36 +32,61 @@ pages = APIRouter(include_in_schema=False)
 AHEAD = timedelta(days=365)
 """How far ahead the page and the subscription list deadlines: a year, so a calendar shows each
 contract's next renewal however long its notice period."""
+PER_PAGE = 200
+"""Events a page lists; the next page starts after its last (keyset)."""
 PRIVATE = {"Cache-Control": "private, no-store"}
 """Neither the .ics nor a page holding a new link is kept by a cache or the browser's history."""
 
 
+@dataclass(frozen=True)
+class Event:
+    """A stored event of a contract's term (storage.schema.ContractEvent), as the page shows a
+    Deadline."""
+
+    date: date
+    kind: str
+    filename: str
+    said: str
+
+    def explanation(self) -> str:
+        return self.said
+
+
 def portfolio_deadlines(session: Session, analysers: Iterable[str], as_of: date) -> list[tuple[int, Deadline]]:
     """Every event of each contract's term in force within AHEAD of `as_of`, with its document
-    id, soonest first; from the latest audits, reviewers' decisions applied."""
+    id, soonest first; from the latest audits, reviewers' decisions applied: the subscription's
+    events, with the quotes they were computed from."""
     assessed = load_latest(session, analysers).assessed()
     found = [(doc.id, deadline) for doc, assessment in assessed if assessment is not None
              for deadline in deadlines_of(doc, assessment.key_terms, as_of) if deadline.date - as_of <= AHEAD]
     return sorted(found, key=lambda row: (row[1].date, row[1].contract, row[1].path))
 
 
-def _page(request: Request, user: Account, new_token: str | None = None) -> Response:
-    """The calendar page, read after any write the request made; `new_token` is shown this
-    once, right after it was made."""
+def _page(request: Request, user: Account, new_token: str | None = None, after: int | None = None) -> Response:
+    """The calendar page, read after any write the request made: PER_PAGE events from the
+    summaries (pipelines.reported.refresh_portfolio), after the event `after`; `new_token` is
+    shown this once, right after it was made."""
     settings, today = request.app.state.settings, date.today()
+    refresh_portfolio(settings.effective_database_url, settings.analysers, today)
     with session_scope(settings.effective_database_url, write=False) as session:
         created = live_token_created(session, user.id)
-        deadlines = portfolio_deadlines(session, settings.analysers, today)
-    months = [(month, list(rows)) for month, rows in groupby(deadlines, key=lambda row: f"{row[1].date:%B %Y}")]
+        events = repository.events_between(session, today, today + AHEAD, PER_PAGE + 1, after)
+    shown = [(e.document_id, Event(e.due, e.kind, e.filename, e.explanation)) for e in events[:PER_PAGE]]
+    months = [(month, list(rows)) for month, rows in groupby(shown, key=lambda row: f"{row[1].date:%B %Y}")]
+    later = str(request.url_for("calendar_page").include_query_params(after=events[PER_PAGE - 1].id)) \
+        if len(events) > PER_PAGE else None
     link = str(request.url_for("calendar_ics").include_query_params(token=new_token)) if new_token else None
     return render(request, "calendar.html", {"months": months, "today": today, "ahead": AHEAD.days, "link": link,
-                                             "link_created": created, "notice": request.session.pop("notice", None)},
+                                             "link_created": created, "notice": request.session.pop("notice", None),
+                                             "later": later},
                   headers=PRIVATE if new_token else None)
 
 
-@pages.get("/calendar")
-def calendar_page(request: Request, user: User) -> Response:
-    return _page(request, user)
+@pages.get("/calendar", name="calendar_page")
+def calendar_page(request: Request, user: User,
+                  after: Annotated[int | None, Query(ge=1, le=2**31 - 1, description="The page after this event.")] = None
+                  ) -> Response:
+    return _page(request, user, after=after)
 
 
 @pages.post("/calendar/token")

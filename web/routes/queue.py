@@ -64,13 +64,22 @@ def queue_page(request: Request, filters: Filters, user: User) -> Response:
     q = _queue(request, filters, user)
 
     def page_url(page: int) -> str:
-        return str(request.url.include_query_params(page=page))
+        return keyset_url(request, page, q.page, [r.id for r in q.rows])
 
     return render(request, "queue.html", {"q": q, "f": filters, "severities": list(WEIGHTS),
                                           "statuses": STATUSES, "page_url": page_url,
                                           "assignable": _assignable(request) if user.is_admin else [],
                                           "notice": request.session.pop("notice", None),
                                           "done": request.session.pop("done", None)})
+
+
+def keyset_url(request: Request, page: int, current: int, ids: list[int]) -> str:
+    """A listing's link to `page`, next to the `current` page showing the rows `ids`: after its
+    last row or before its first (keyset), the first page by neither."""
+    url = request.url.remove_query_params(["after", "before"]).include_query_params(page=page)
+    if page == 1 or not ids:
+        return str(url)
+    return str(url.include_query_params(**({"after": ids[-1]} if page > current else {"before": ids[0]})))
 
 
 def _assignable(request: Request) -> list[str]:
