@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DIR := samples
 DEMO_OUT := out/demo
+AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 
 .PHONY: setup system-deps demo test bench clean
 
@@ -28,8 +29,13 @@ demo: setup
 	$(BIN)/clausemill audit $(DEMO_DIR) --out $(DEMO_OUT)
 	@echo "Open $(DEMO_OUT)/report.html"
 
+# axe-core, from the npm registry into the git-ignored venv: the accessibility test runs it in Chromium.
+$(AXE):
+	npm install -q --no-audit --no-fund --prefix $(VENV)/axe axe-core@4.14.1
+
 test: setup
 	./ops/install-system-deps.sh --test
+	$(MAKE) --no-print-directory $(AXE)
 	$(BIN)/pytest -q
 
 bench: setup

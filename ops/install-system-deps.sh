@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian packages clausemill needs at run time (tesseract, poppler) and, with --test, for its
-# tests (headless Chromium renders report.html and Flower's pages; promtool, from the
+# tests (headless Chromium renders report.html and Flower's pages; npm brings axe-core; promtool, from the
 # prometheus package, checks /metrics and the alert rules).  Installs only what is missing.
 set -euo pipefail
 need=()
@@ -9,6 +9,7 @@ command -v pdftoppm >/dev/null || need+=(poppler-utils)
 if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null || need+=(chromium fonts-dejavu-core)
   command -v promtool >/dev/null || need+=(prometheus)
+  command -v npm >/dev/null || need+=(npm)  # installs axe-core, which the accessibility test runs (Makefile)
   command -v bindfs >/dev/null || need+=(bindfs)  # a FUSE mount that raises no file-system events (tests/test_watch.py)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -1,7 +1,9 @@
 """The portfolio in the browser (issue 42, item 5): the contracts' triage table over the audited
 samples, its filters and search, a contract's page with its key terms, deadline and review
 items, a batch's reports downloaded with the decisions made so far, and a reviewer's answer
-moving a contract's level on the page."""
+moving a contract's level on the page.  And every page of the app, in headless Chromium, passes
+axe-core with no serious or critical violation and is worked from the keyboard (issue 42, item 7):
+on this module's server, which already holds a whole audit for the pages to show."""
 from __future__ import annotations
 
 import io
@@ -15,7 +17,7 @@ import openpyxl
 import pytest
 from sqlalchemy import select
 
-from conftest import AUDITED_BATCH
+from conftest import AUDITED_BATCH, REPO
 from pipelines.playbook import load_playbook
 from pipelines.playbook.severity import RISK_LEVELS, level_for_severity
 from pipelines.review.decisions import question_of
@@ -23,13 +25,18 @@ from pipelines.review.queue import decide
 from storage import schema
 from storage.database import session_scope
 from test_web_auth import Server, serve_audited
+from test_web_items import CHROMIUM, reviewer_page
 
-USERS = {"lee": "reviewer"}
+USERS = {"lee": "reviewer", "ada": "admin"}
+AXE = REPO / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+"""axe-core, from the npm registry into the git-ignored .venv by `make test` (the Makefile)."""
+BLOCKING = ("serious", "critical")
 
 
 @pytest.fixture(scope="module")
 def server(audited_samples: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    yield from serve_audited(audited_samples, tmp_path_factory, "contracts", USERS)
+    inbox = tmp_path_factory.mktemp("contracts-inbox")  # the upload page, as it is with uploads on
+    yield from serve_audited(audited_samples, tmp_path_factory, "contracts", USERS, {"CLAUSEMILL_UPLOAD_INBOX": str(inbox)})
 
 
 def rows(html: str) -> list[dict[str, str]]:
@@ -114,3 +121,94 @@ def test_the_batches_page_shows_progress_failures_and_reports(server: Server) ->
         assert calendar.status_code == 200 and calendar.text.startswith("BEGIN:VCALENDAR")
         assert lee.get("/batches/no-such-batch").status_code == 404
         assert lee.get("/batches/no-such-batch/report.json").status_code == 404
+
+
+TAB_STOPS = "a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex='-1'])"
+"""What a keyboard user must reach with Tab: everything a click works on."""
+TAB_WALK = """([selector, main]) => {
+  // A tab stop's key: its place among the page's tab stops; a radio group is one stop (Tab
+  // enters it at the chosen radio, the arrows move within it).
+  const stops = Array.from(document.querySelectorAll(selector));
+  const key = (e) => e.type === "radio" ? "radio " + e.name : (stops.indexOf(e) >= 0 ? "stop " + stops.indexOf(e) :
+    "other " + e.outerHTML.slice(0, 80));
+  const said = (e) => e.outerHTML.replace(/\\s+/g, " ").slice(0, 100);
+  window.tabbed = [];  // where the keyboard went, and whether it showed there
+  document.addEventListener("focusin", (event) => {
+    const e = event.target, s = getComputedStyle(e);
+    const ring = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== "none";
+    window.tabbed.push({key: key(e), said: said(e), ring: ring && e.matches(":focus-visible")});
+  });
+  const shown = stops.filter((e) => !e.disabled && e.checkVisibility({checkVisibilityCSS: true}));
+  return {stops: Object.fromEntries(shown.map((e) => [key(e), said(e)])),
+          main: main.map((s) => document.querySelector(s) ? key(document.querySelector(s)) : "missing " + s)};
+}"""
+
+
+def axe_violations(page, axe_source: str) -> list[str]:  # noqa: ANN001
+    """axe-core's serious and critical violations on the page, each as its rule, its impact and
+    the elements at fault.  The script is evaluated through the DevTools protocol: the page's
+    Content-Security-Policy refuses an injected <script> (add_script_tag) without its nonce."""
+    page.evaluate(axe_source)
+    found = page.evaluate("axe.run(document).then((r) => r.violations.map((v) => "
+                          "({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))})))")
+    return [f"{v['id']} ({v['impact']}: {v['help']}) at {v['nodes']}" for v in found if v["impact"] in BLOCKING]
+
+
+def keyboard_faults(page, main: list[str]) -> list[str]:  # noqa: ANN001
+    """Tab from where the page opens, round the whole page: every tab stop shown is reached and
+    shows where the keyboard is, the page's `main` actions (selectors) among them."""
+    wanted = page.evaluate(TAB_WALK, [TAB_STOPS, main])
+    for _ in range(len(wanted["stops"]) + 3):  # one round, past the end of the page and back to the top
+        page.keyboard.press("Tab")
+    tabbed = page.evaluate("window.tabbed")
+    reached = {at["key"] for at in tabbed}
+    return ([f"main action {key} is no tab stop" for key in wanted["main"] if key not in wanted["stops"]] +
+            [f"Tab never reaches {said}" for key, said in wanted["stops"].items() if key not in reached] +
+            list(dict.fromkeys(f"no visible focus on {at['said']}" for at in tabbed if not at["ring"])))
+
+
+def test_every_page_passes_axe_and_works_from_the_keyboard(server: Server) -> None:
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian package `chromium`; Playwright cannot download one here)")
+    assert AXE.exists(), f"no axe-core at {AXE}: run the Makefile's npm line (`make setup` runs it on a new .venv)"
+    from playwright.sync_api import sync_playwright
+
+    with session_scope(server.database_url, write=False) as session:
+        open_items = session.execute(select(schema.ReviewItem.id, schema.ReviewItem.evidence, schema.Document.kind)
+                                     .join(schema.Document).where(schema.ReviewItem.status == "open")
+                                     .order_by(schema.ReviewItem.id)).all()
+        contract = session.scalars(select(schema.ReviewItem.document_id).order_by(schema.ReviewItem.id)).first()
+    clause = next(i for i, evidence, kind in open_items if question_of(evidence) == "presence" and kind == "pdf")
+    value = next(i for i, evidence, _ in open_items if question_of(evidence) == "value")
+    pages = [  # path, status, the main actions a keyboard must reach
+        ("/", 200, ["#claim button", "form[action='/'] input[name=batch]", "#assign button", "a.open-item"]),
+        (f"/items/{clause}", 200, ["#answer-1", "#reason", "#category", "#save", "#page-next", "#words"]),
+        (f"/items/{value}", 200, ["#accept", "#value", "#correct"]),
+        ("/next", 200, ["#claim button"]),
+        ("/contracts", 200, ["#q", "#contracts a"]),
+        (f"/contracts/{contract}", 200, ["#items a", "#downloads a"]),
+        ("/batches", 200, ["#batches a"]),
+        (f"/batches/{AUDITED_BATCH}", 200, ["#downloads a"]),
+        ("/calendar", 200, ["form[action='/calendar/token'] button"]),
+        ("/upload", 200, ["#files", "#send"]),
+        ("/users", 200, ["form[action='/users'] input[name=name]", "form[action='/users'] button"]),
+        ("/agreement", 200, ["form[action='/agreement'] button"]),
+        ("/no/such/page", 404, ["a[href='/next']"]),
+    ]
+    axe_source = AXE.read_text(encoding="utf-8")
+    faults: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        login = browser.new_page(viewport={"width": 1400, "height": 1000})
+        assert login.goto(f"{server.url}/login").status == 200
+        faults += [f"/login: {v}" for v in axe_violations(login, axe_source)]
+        faults += [f"/login: {f}" for f in keyboard_faults(login, ["input[name=password]", "button[type=submit]"])]
+        refused: list[str] = []
+        page = reviewer_page(browser, server, "ada", "/", refused)
+        for path, status, main in pages:
+            assert page.goto(f"{server.url}{path}").status == status, path
+            faults += [f"{path}: {v}" for v in axe_violations(page, axe_source)]
+            faults += [f"{path}: {f}" for f in keyboard_faults(page, main)]
+        browser.close()
+    assert refused == []
+    assert faults == [], "\n".join(faults)
