@@ -31,7 +31,7 @@ from pipelines.samples.render import write_txt
 from storage import schema
 from storage.database import session_scope
 from test_watch import FAST, watchers  # noqa: F401  (the fixture)
-from test_web_auth import Server, csrf_of, serve_audited
+from test_web_auth import Server, csrf_of, serve_audited, upload
 from test_web_items import CHROMIUM, reviewer_page
 
 USERS = {"newbie": "reviewer", "lead": "admin"}
@@ -51,12 +51,6 @@ def uploads_listed(client: httpx.Client) -> dict[str, str]:
     """The user's uploads as /upload lists them: file name -> state."""
     tree = lxml.html.fromstring(client.get("/upload").text)
     return {row.xpath("string(td[1])"): row.get("data-state") for row in tree.xpath('//table[@id="uploads"]/tbody/tr')}
-
-
-def upload(client: httpx.Client, key: str, files: list[tuple[str, bytes]]) -> httpx.Response:
-    """What the upload page's script sends: the files, the form's key, the CSRF token as a header."""
-    return client.post("/api/uploads", data={"key": key}, files=[("files", f) for f in files],
-                       headers={"X-CSRF-Token": csrf_of(client, "/upload")})
 
 
 class Desk:

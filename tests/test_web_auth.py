@@ -60,6 +60,12 @@ def csrf_of(client: httpx.Client, page: str = "/login") -> str:
     return match.group(1)
 
 
+def upload(client: httpx.Client, key: str, files: list[tuple[str, bytes]]) -> httpx.Response:
+    """What the upload page's script sends: the files, the form's key, the CSRF token as a header."""
+    return client.post("/api/uploads", data={"key": key}, files=[("files", f) for f in files],
+                       headers={"X-CSRF-Token": csrf_of(client, "/upload")})
+
+
 def post_form(client: httpx.Client, path: str, data: dict[str, str], page: str = "/login") -> httpx.Response:
     """Post a form the way a browser does: with the token of the page it came from."""
     return client.post(path, data={**data, "csrf_token": csrf_of(client, page)})
@@ -162,6 +168,14 @@ def test_without_a_session_every_path_but_the_public_ones_is_refused(server: Ser
             else:
                 assert response.status_code == 303, (method, path, response.status_code)
                 assert response.headers["location"].startswith("/login?next="), (method, path)
+
+
+def test_uploading_is_off_until_an_upload_inbox_is_set(server: Server) -> None:
+    with server.login("bob") as bob:
+        page = bob.get("/upload")
+        assert page.status_code == 200 and "CLAUSEMILL_UPLOAD_INBOX" in page.text
+        refused = upload(bob, "0" * 32, [("a.txt", b"a")])
+        assert refused.status_code == 404 and "CLAUSEMILL_UPLOAD_INBOX" in refused.json()["detail"]
 
 
 def test_health_and_metrics_answer_without_login(server: Server) -> None:

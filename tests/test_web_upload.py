@@ -1,7 +1,6 @@
 """Upload in the browser (issue 42, item 5): files sent on /upload land in the user's folder of
-the watched inbox, once per form, never over another file; with no upload inbox set, the page
-and the API say how to turn it on.  Uploads audited by a real watcher, in Chromium:
-test_web_acceptance.py."""
+the watched inbox, once per form, never over another file.  Uploads audited by a real watcher,
+in Chromium: test_web_acceptance.py; with no upload inbox set: test_web_auth.py."""
 from __future__ import annotations
 
 import io
@@ -12,10 +11,7 @@ import pytest
 
 from pipelines.intake.rules import ignored
 from pipelines.intake.upload import STAGING_FOLDER, Receipt, UploadError, receipt_of, receive, waiting
-from test_web_acceptance import upload
-from test_web_auth import serve_audited
 
-USERS = {"uma": "reviewer"}
 
 
 # --- the placing, as a plain function ------------------------------------------------------------
@@ -41,18 +37,3 @@ def test_an_upload_lands_in_the_users_folder_once_per_key(tmp_path: Path) -> Non
         receive(inbox, "../../etc", "uma", [])
     with pytest.raises(UploadError, match="does not exist"):
         receive(tmp_path / "missing", uuid.uuid4().hex, "uma", [])
-
-
-# --- in the app (the whole path, with a watcher and Chromium: test_web_acceptance.py) ---------------
-
-def test_the_page_says_how_to_turn_uploads_on(audited_samples: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    gen = serve_audited(audited_samples, tmp_path_factory, "upload-off", USERS)
-    off = next(gen)
-    try:
-        with off.login("uma") as uma:
-            page = uma.get("/upload")
-            assert page.status_code == 200 and "CLAUSEMILL_UPLOAD_INBOX" in page.text
-            refused = upload(uma, uuid.uuid4().hex, [("a.txt", b"a")])
-            assert refused.status_code == 503 and "CLAUSEMILL_UPLOAD_INBOX" in refused.json()["detail"]
-    finally:
-        gen.close()

@@ -51,13 +51,13 @@ class UploadReceipt(BaseModel):
 
 def _inbox(settings: Settings) -> Path:
     if settings.upload_inbox is None:
-        raise HTTPException(status_code=503, detail=OFF)
+        raise HTTPException(status_code=404, detail=OFF)
     return settings.upload_inbox.resolve()
 
 
 @api.post("/uploads", response_model=UploadReceipt, status_code=201, responses=refusals(
-    400, *WRITE, 503, _400="The form is out of date, or no file was sent.",
-    _503="Uploading is off: CLAUSEMILL_UPLOAD_INBOX is not set."))
+    400, *WRITE, 404, _400="The form is out of date, or no file was sent.",
+    _404="Uploading is off on this server: CLAUSEMILL_UPLOAD_INBOX is not set."))
 async def upload(request: Request, user: User, key: Annotated[str, Form()],
                  files: Annotated[list[UploadFile], File()]) -> UploadReceipt:
     """Put files into the watched inbox (under uploads/USER/), once per `key` (a fresh key per
