@@ -1,5 +1,6 @@
 """The review app's screenshots in docs/screenshots/: the queue, an item, a value item, the
-contracts, a contract's page, the calendar and an upload, taken in headless Chromium from an audit of
+contracts, a contract's page, the calendar, an upload, the general counsel's summary and the
+business owner's list of what to renegotiate, taken in headless Chromium from an audit of
 the synthetic samples, so the pictures in the docs are the product as it is.
 
     python ops/screenshots.py [--out docs/screenshots]
@@ -21,7 +22,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 PASSWORD = "screenshots-correct-horse-battery"
-PAGES = (("queue.png", "/", False), ("contracts.png", "/contracts", True), ("calendar.png", "/calendar", True))
+PAGES = (("queue.png", "/", False), ("contracts.png", "/contracts", True), ("calendar.png", "/calendar", True),
+         ("summary.png", "/summary", True), ("renegotiate.png", "/renegotiate", False))
 """(file, page, whole page or the window): the queue runs to hundreds of rows."""
 
 

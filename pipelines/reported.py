@@ -173,7 +173,7 @@ def summarize(c: ContractView, source: str, today: date) -> tuple[dict, list[dic
             "level": c.level, "level_order": -RISK_LEVELS.index(a.risk_level) if a is not None else 1,
             "score_order": -a.risk_score if a is not None else 0.0, "risk_score": a.risk_score if a is not None else None,
             "counterparty": c.counterparty, "contract_type": c.contract_type, "our_role": c.our_role,
-            "top_issues": list(c.top_issues),
+            "top_issues": list(c.top_issues), "asks": [f"{v.category}: {v.ask}" for v in c.issues],
             "clauses": "\n" + "".join(f"{name}\n" for name in sorted(found | {v.category.lower() for v in c.issues})),
             "words": words, "terms": terms, **values}, events
 

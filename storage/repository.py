@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import ColumnElement, delete, func, insert, or_, select, tuple_, update
@@ -800,3 +800,41 @@ def events_between(session: Session, start: date, end: date, limit: int,
     if anchor is not None:
         query = query.where(tuple_(*order) > tuple_(*anchor))
     return list(session.scalars(query.order_by(*order).limit(limit)))
+
+
+def renegotiation(session: Session, worst: int, per_page: int, offset: int = 0) -> tuple[list[schema.ContractSummary], int]:
+    """The contracts at level order `worst` or worse (level_order <= worst), the soonest deadline
+    first (a notice window closes first), those without one last, then worst first; one page."""
+    S = schema.ContractSummary
+    which = S.level_order <= worst
+    found = session.scalar(select(func.count()).select_from(S).where(which)) or 0
+    rows = session.scalars(select(S).where(which).order_by(
+        S.deadline_on.is_(None), S.deadline_on, *TRIAGE_ORDER).offset(offset).limit(per_page))
+    return list(rows), found
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """The review queue at a glance: open items per playbook stakes, the oldest one's age, and
+    the decisions of the last week."""
+
+    open_by_severity: dict[str, int]
+    oldest_open: datetime | None
+    decided_this_week: int
+
+
+def review_backlog(session: Session, now: datetime) -> Backlog:
+    R, D = schema.ReviewItem, schema.ReviewDecision
+    by_severity = dict(session.execute(select(R.severity, func.count()).where(R.status == "open")
+                                       .group_by(R.severity)).all())
+    oldest = session.scalar(select(func.min(R.created_at)).where(R.status == "open"))
+    week = session.scalar(select(func.count()).select_from(D).where(
+        D.created_at >= now - timedelta(days=7), D.action != "undo")) or 0
+    return Backlog({str(k or "unrated"): v for k, v in by_severity.items()}, oldest, week)
+
+
+def events_counted(session: Session, start: date, ends: Iterable[date]) -> dict[date, int]:
+    """How many dated events fall from `start` to each of `ends`."""
+    E = schema.ContractEvent
+    return {end: session.scalar(select(func.count()).select_from(E).where(E.due >= start, E.due <= end)) or 0
+            for end in ends}

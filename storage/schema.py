@@ -330,6 +330,9 @@ class ContractSummary(Base):
     contract_type: Mapped[str] = mapped_column(Text)
     our_role: Mapped[str] = mapped_column(Text)
     top_issues: Mapped[list] = mapped_column(JSON)
+    asks: Mapped[list] = mapped_column(JSON, default=list)
+    """What to ask the counterparty for, worst issue first, in plain words ("Non-Compete: Ask ..."; the issues' requests
+    without their quotes): the business owner's renegotiation list."""
     clauses: Mapped[str] = mapped_column(Text)
     """Clauses found and issues raised, lower-cased, one per line between newlines."""
     words: Mapped[str] = mapped_column(Text)

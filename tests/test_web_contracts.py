@@ -9,13 +9,13 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import lxml.html
 import openpyxl
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from conftest import AUDITED_BATCH, REPO
 from pipelines.playbook import load_playbook
@@ -123,6 +123,31 @@ def test_the_batches_page_shows_progress_failures_and_reports(server: Server) ->
         assert lee.get("/batches/no-such-batch/report.json").status_code == 404
 
 
+def test_the_general_counsels_summary_and_the_business_owners_list(server: Server) -> None:
+    with session_scope(server.database_url, write=False) as session:
+        open_items = session.scalar(select(func.count()).select_from(schema.ReviewItem)
+                                    .where(schema.ReviewItem.status == "open"))
+    with server.login("lee") as lee:
+        everything = rows(lee.get("/contracts").text)
+        summary = lxml.html.fromstring(lee.get("/summary").text)
+        tiles = [int(n) for n in summary.xpath('//div[@class="tiles"]//span[@class="n"]/text()')]
+        assert sum(tiles) == len(everything)
+        at_risk = [row.xpath("string(td[1])").split(" ")[0].lower() for row in summary.xpath('//table[@id="at-risk"]/tbody/tr')]
+        assert at_risk and set(at_risk) <= {"critical", "high"}
+        assert at_risk == sorted(at_risk, key=["critical", "high"].index)  # worst first
+        ahead = [int(li.text_content().split()[0]) for li in summary.xpath('//ul[@id="ahead"]/li')]
+        assert ahead == sorted(ahead) and len(ahead) == 3  # 30, 60, 90 days
+        backlog = summary.xpath('string(//p[@id="backlog"])')
+        per_stakes = re.findall(r"(\d+) ([a-z]+)[,;]", backlog)
+        assert sum(int(n) for n, _ in per_stakes) == open_items > 0, backlog
+        listed = lxml.html.fromstring(lee.get("/renegotiate").text).xpath('//article[@class="renegotiate"]')
+        assert len(listed) == sum(r["level"] in ("critical", "high") for r in everything)
+        dates = [date.fromisoformat(a.get("data-by")) for a in listed if a.get("data-by")]
+        assert dates == sorted(dates)  # the first deadline first
+        asks = [li.text_content() for a in listed for li in a.xpath(".//li")]
+        assert asks and not any("confidence" in ask.lower() for ask in asks)  # plain words, no evidence chain
+
+
 TAB_STOPS = "a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex='-1'])"
 """What a keyboard user must reach with Tab: everything a click works on."""
 TAB_WALK = """([selector, main]) => {
@@ -191,6 +216,8 @@ def test_every_page_passes_axe_and_works_from_the_keyboard(server: Server) -> No
         (f"/batches/{AUDITED_BATCH}", 200, ["#downloads a"]),
         ("/calendar", 200, ["form[action='/calendar/token'] button"]),
         ("/upload", 200, ["#files", "#send"]),
+        ("/summary", 200, ["#at-risk a", "#ahead a"]),
+        ("/renegotiate", 200, ["article.renegotiate a"]),
         ("/users", 200, ["form[action='/users'] input[name=name]", "form[action='/users'] button"]),
         ("/agreement", 200, ["form[action='/agreement'] button"]),
         ("/no/such/page", 404, ["a[href='/next']"]),

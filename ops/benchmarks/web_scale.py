@@ -347,6 +347,7 @@ def calls(links: dict[str, str]) -> list[tuple[str, str]]:
         (reviewer, '/contracts?q="non-compete"+globex'), (reviewer, "/contracts?within=30"),
         (reviewer, links["contracts_deep"]), (reviewer, links["contract"]),
         (reviewer, "/batches"), (reviewer, links["batch"]), (reviewer, "/calendar"),
+        (reviewer, "/summary"), (reviewer, "/renegotiate"), (reviewer, "/renegotiate?page=20"),
         (admin, "/users"), (admin, "/agreement"),
     ]
 

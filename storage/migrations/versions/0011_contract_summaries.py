@@ -32,6 +32,7 @@ def upgrade() -> None:
         sa.Column('contract_type', sa.Text(), nullable=False),
         sa.Column('our_role', sa.Text(), nullable=False),
         sa.Column('top_issues', sa.JSON(), nullable=False),
+        sa.Column('asks', sa.JSON(), nullable=False),
         sa.Column('clauses', sa.Text(), nullable=False),
         sa.Column('words', sa.Text(), nullable=False),
         sa.Column('terms', sa.JSON(), nullable=False),
