@@ -141,6 +141,18 @@ def _renewals_to_reach(expiry: date, period: relativedelta, as_of: date) -> int:
 
 
 @dataclass(frozen=True)
+class CalendarEvent:
+    """A deadline as a calendar holds it: what ics_bytes writes, from a Deadline or from the
+    portfolio's stored events (storage.schema.ContractEvent)."""
+
+    uid: str
+    date: date
+    kind: str
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
 class Deadline:
     filename: str
     path: str
@@ -199,6 +211,9 @@ class Deadline:
         lines += ["", "Evidence:"]
         lines += [f"- {e.category} (page {e.page}): \"{e.text}\"" for e in self.evidence]
         return "\n".join(lines)
+
+    def calendar_event(self) -> CalendarEvent:
+        return CalendarEvent(self.uid, self.date, self.kind, self.title, self.description())
 
     def to_dict(self) -> dict:
         """JSON-ready: dates as ISO strings, with the title, the explanation and the evidence pages."""
@@ -323,11 +338,11 @@ def calendar_period(value: str | None) -> relativedelta | None:
 
 def write_ics(deadlines: Iterable[Deadline], path: Path, generated_at: datetime) -> Path:
     """deadlines.ics (ics_bytes) written to `path`."""
-    path.write_bytes(ics_bytes(deadlines, generated_at))
+    path.write_bytes(ics_bytes([d.calendar_event() for d in deadlines], generated_at))
     return path
 
 
-def ics_bytes(deadlines: Iterable[Deadline], generated_at: datetime) -> bytes:
+def ics_bytes(deadlines: Iterable[CalendarEvent], generated_at: datetime) -> bytes:
     """An iCalendar file: one all-day event per deadline, with a reminder a week before; the
     reports' deadlines.ics and the review app's subscription URL."""
     from icalendar import Alarm, Calendar, Event
@@ -343,7 +358,7 @@ def ics_bytes(deadlines: Iterable[Deadline], generated_at: datetime) -> bytes:
         event.add("dtstart", deadline.date)
         event.add("dtend", deadline.date + timedelta(days=1))
         event.add("summary", deadline.title)
-        event.add("description", deadline.description())
+        event.add("description", deadline.description)
         event.add("categories", [KIND_TITLES[deadline.kind]])
         event.add("transp", "TRANSPARENT")
         reminder = Alarm()

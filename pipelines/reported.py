@@ -87,13 +87,6 @@ def load_portfolio(session: Session, members: Mapping[str, set[int]], analysers:
     return ReportedBatch(portfolio, assessments, playbook, {})
 
 
-def load_latest(session: Session, analysers: Iterable[str]) -> ReportedBatch:
-    """The portfolio as the review app's calendar subscription shows it: each contract's
-    latest audit (a contract audited again appears once, from its latest batch), reviewers'
-    decisions applied."""
-    return load_portfolio(session, repository.latest_documents(session), analysers, playbook_for({}))
-
-
 def load_documents(session: Session, document_ids: Iterable[int], analysers: Iterable[str]) -> list[Assessed]:
     """These documents (each a contract's latest audit) as the portfolio shows them, each as
     its own batch reports it (load_reported), without reading the rest of their batches."""
@@ -195,7 +188,8 @@ def _dated(doc: DocumentResult, words: str, terms: dict[str, KeyTerm] | None, to
              "deadline_kind": deadline.kind if deadline else None, "search": f"{words} {said}",
              "fresh_until": min(holds, default=date.max)},
             [{"path": doc.path, "document_id": doc.id, "due": d.date, "kind": d.kind, "contract": d.contract,
-              "filename": d.filename, "explanation": d.explanation()} for d in events])
+              "filename": d.filename, "explanation": d.explanation(), "uid": d.uid, "description": d.description()}
+             for d in events])
 
 
 def apply_review(batch: BatchResult, stored: dict[int, DocumentAssessment], trails: dict[int, list[dict]],

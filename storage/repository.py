@@ -607,18 +607,6 @@ def load_documents(session: Session, document_ids: Iterable[int], analysers: Ite
              d.assessment or {}) for d in documents]
 
 
-def latest_documents(session: Session) -> dict[str, set[int]]:
-    """The portfolio's members: each contract's latest audit that ended `done` (the highest
-    document id per path), grouped by batch ({batch id: document ids})."""
-    latest = (select(func.max(schema.Document.id)).where(schema.Document.status == DocumentStatus.DONE)
-              .group_by(schema.Document.path))
-    members: dict[str, set[int]] = {}
-    for document_id, batch_id in session.execute(select(schema.Document.id, schema.Document.batch_id)
-                                                  .where(schema.Document.id.in_(latest))):
-        members.setdefault(batch_id, set()).add(document_id)
-    return members
-
-
 def latest_calibration(session: Session) -> Calibration | None:
     """The reviewer calibration new audits apply (pipelines.review.recalibration), if any was fitted."""
     row = session.scalars(select(schema.Calibration).order_by(schema.Calibration.id.desc()).limit(1)).first()

@@ -363,6 +363,8 @@ class ContractEvent(Base):
     contract: Mapped[str] = mapped_column(Text)
     filename: Mapped[str] = mapped_column(Text)
     explanation: Mapped[str] = mapped_column(Text)
+    uid: Mapped[str] = mapped_column(String(64))  # the calendar event's (pipelines.deadlines.Deadline.uid)
+    description: Mapped[str] = mapped_column(Text)  # the calendar event's: how it was computed, its quotes
 
 
 class PortfolioMark(Base):

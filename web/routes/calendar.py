@@ -7,7 +7,6 @@ so its token is its login, and without a live one it answers 401 before reading 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
@@ -15,11 +14,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse
-from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from pipelines.deadlines import Deadline, deadlines_of, ics_bytes
-from pipelines.reported import load_latest, refresh_portfolio
+from pipelines.deadlines import KIND_TITLES, CalendarEvent, ics_bytes
+from pipelines.reported import refresh_portfolio
 from pipelines.review.calendar_tokens import issue_token, live_token_created, revoke_tokens, user_for_token
 from pipelines.review.users import Account
 from storage import repository
@@ -35,6 +33,8 @@ contract's next renewal however long its notice period."""
 PER_PAGE = 200
 """Events a page lists; the next page starts after its last (keyset)."""
 PRIVATE = {"Cache-Control": "private, no-store"}
+FEED_LIMIT = 100_000
+"""The most events a subscription carries (the soonest): more than a calendar app keeps in view."""
 """Neither the .ics nor a page holding a new link is kept by a cache or the browser's history."""
 
 
@@ -50,16 +50,6 @@ class Event:
 
     def explanation(self) -> str:
         return self.said
-
-
-def portfolio_deadlines(session: Session, analysers: Iterable[str], as_of: date) -> list[tuple[int, Deadline]]:
-    """Every event of each contract's term in force within AHEAD of `as_of`, with its document
-    id, soonest first; from the latest audits, reviewers' decisions applied: the subscription's
-    events, with the quotes they were computed from."""
-    assessed = load_latest(session, analysers).assessed()
-    found = [(doc.id, deadline) for doc, assessment in assessed if assessment is not None
-             for deadline in deadlines_of(doc, assessment.key_terms, as_of) if deadline.date - as_of <= AHEAD]
-    return sorted(found, key=lambda row: (row[1].date, row[1].contract, row[1].path))
 
 
 def _page(request: Request, user: Account, new_token: str | None = None, after: int | None = None) -> Response:
@@ -113,6 +103,8 @@ def calendar_ics(request: Request, session: ReadSession, token: str = "") -> Res
     if not token or user_for_token(session, token) is None:
         return Response("This calendar link is not valid (revoked or mistyped): make a new one on the Calendar page.\n",
                         status_code=401, media_type="text/plain", headers=PRIVATE)
-    deadlines = portfolio_deadlines(session, request.app.state.settings.analysers, date.today())
-    return Response(ics_bytes([deadline for _, deadline in deadlines], datetime.now(UTC)),
-                    media_type="text/calendar", headers=PRIVATE)
+    settings, today = request.app.state.settings, date.today()
+    refresh_portfolio(settings.effective_database_url, settings.analysers, today)
+    events = repository.events_between(session, today, today + AHEAD, limit=FEED_LIMIT)
+    return Response(ics_bytes([CalendarEvent(e.uid, e.due, e.kind, f"{KIND_TITLES[e.kind]}: {e.contract}", e.description)
+                               for e in events], datetime.now(UTC)), media_type="text/calendar", headers=PRIVATE)

@@ -65,6 +65,8 @@ def upgrade() -> None:
         sa.Column('contract', sa.Text(), nullable=False),
         sa.Column('filename', sa.Text(), nullable=False),
         sa.Column('explanation', sa.Text(), nullable=False),
+        sa.Column('uid', sa.String(length=64), nullable=False),
+        sa.Column('description', sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(['path'], ['contract_summaries.path'], ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('id'),
     )
