@@ -21,7 +21,7 @@ from pipelines.deadlines import EXPIRATION, HORIZONS, NOTICE, RENEWAL, deadlines
 from pipelines.playbook import Playbook
 from pipelines.playbook.severity import RISK_LEVELS
 from pipelines.reports.html_report import ContractView, contract_view
-from pipelines.reports.search import searchable
+from pipelines.reports.search import searchable, term_words
 from pipelines.review.decisions import apply_decisions, standing
 from pipelines.review.recalibration import Calibration
 from pipelines.settings import Settings
@@ -183,7 +183,7 @@ def _dated(doc: DocumentResult, words: str, terms: dict[str, KeyTerm] | None, to
     ahead = timedelta(days=HORIZONS[-1] + 1)
     holds = [term.end] if term.end is not None and term.end >= today else []
     holds += [d.date for d in events] + [d.date - ahead for d in events if d.date - ahead >= today]
-    said = " ".join(p for p in (term.shown(), deadline.explanation() if deadline is not None else "") if p).lower()
+    said = " ".join(p for p in (term_words(term), deadline.explanation() if deadline is not None else "") if p).lower()
     return ({"term": term.shown(), "deadline_on": deadline.date if deadline else None,
              "deadline_kind": deadline.kind if deadline else None, "search": f"{words} {said}",
              "fresh_until": min(holds, default=date.max)},

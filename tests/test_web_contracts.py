@@ -123,6 +123,18 @@ def test_the_batches_page_shows_progress_failures_and_reports(server: Server) ->
         assert lee.get("/batches/no-such-batch/report.json").status_code == 404
 
 
+def test_a_search_in_words_finds_what_renews_automatically_soon(server: Server) -> None:
+    with server.login("lee") as lee:
+        found = lxml.html.fromstring(lee.get("/contracts", params={"q": "renews automatically within 90 days"}).text)
+        soon = lxml.html.fromstring(lee.get("/contracts", params={"within": "90"}).text)
+    def listed(tree):  # noqa: ANN001, ANN202
+        return {row.xpath("string(td[2])").strip(): row.xpath("string(td[6])") for row in
+                tree.xpath('//table[@id="contracts"]/tbody/tr')}
+    renewing = listed(found)
+    assert renewing, "the samples hold contracts that renew by themselves within 90 days"
+    assert renewing == {name: term for name, term in listed(soon).items() if "renews" in term}
+
+
 def test_the_general_counsels_summary_and_the_business_owners_list(server: Server) -> None:
     with session_scope(server.database_url, write=False) as session:
         open_items = session.scalar(select(func.count()).select_from(schema.ReviewItem)

@@ -4,27 +4,44 @@ row and page say, a clause it contains, and a deadline within so many days.
 "Uncapped Liability" "New York" finds contracts whose clauses, values or issues say both;
 `clause=Uncapped Liability` only those with that clause found (present, or raising an issue);
 `within=30` only those whose next deadline falls in the next 30 days (the triage shows
-deadlines up to 90 days ahead: pipelines.deadlines.HORIZONS).  Words match without
-regard to case; every one given must match.
+deadlines up to 90 days ahead: pipelines.deadlines.HORIZONS), also said in the search itself:
+`renews automatically within 90 days`.  Words match without regard to case; every one given
+must match.  The web app runs these over the contract summaries (web/routes/contracts.py).
 """
 from __future__ import annotations
 
+import re
 import shlex
-from datetime import date
 
+from pipelines.deadlines import TermInForce
 from pipelines.reports.html_report import ContractView
 from pipelines.terms.display import key_term_text
 
 
-def search_terms(q: str | None) -> list[str]:
-    """The words and "quoted phrases" of a search, lower-cased; an unbalanced quote is a word."""
+WITHIN = re.compile(r"\bwithin\s+(\d{1,4})\s+days?\b", re.IGNORECASE)
+RENEWAL_WORDS = {"automatic": "renews automatically", "option": "renewal option", "conditional": "conditional extension"}
+"""How a running term renews, in the words a search for it uses."""
+
+
+def search_terms(q: str | None) -> tuple[list[str], int | None]:
+    """The words and "quoted phrases" of a search, lower-cased (an unbalanced quote is a word),
+    and the deadline window it names in words ("within 90 days"), or None."""
     if not q or not q.strip():
-        return []
+        return [], None
+    said = WITHIN.search(q)
+    if said:
+        q = WITHIN.sub(" ", q)
     try:
         parts = shlex.split(q)
     except ValueError:
         parts = q.split()
-    return [p.lower() for p in parts if p.strip()]
+    return [p.lower().strip() for p in parts if p.strip()], int(said.group(1)) if said else None
+
+
+def term_words(term: TermInForce) -> str:
+    """What a search reads of the term in force: its few words, and how a running term renews."""
+    how = RENEWAL_WORDS.get(term.kind or "") if term.status == "running" else None
+    return " ".join(p for p in (term.shown(), how) if p)
 
 
 def searchable(c: ContractView) -> str:
@@ -40,21 +57,3 @@ def searchable(c: ContractView) -> str:
     if c.deadline is not None:
         parts.append(c.deadline.explanation())
     return " ".join(p for p in parts if p).lower()
-
-
-def matches(c: ContractView, terms: list[str], clause: str | None, within: int | None, as_of: date) -> bool:
-    """Whether the contract is one the search asks for (module docstring)."""
-    if terms:
-        text = searchable(c)
-        if not all(term in text for term in terms):
-            return False
-    if clause:
-        wanted = clause.strip().lower()
-        a = c.assessment
-        found = {m.finding.category.lower() for m in a.present()} if a is not None else set()
-        if wanted not in found | {v.category.lower() for v in c.issues}:
-            return False
-    if within is not None:
-        if c.deadline is None or not 0 <= (c.deadline.date - as_of).days <= within:
-            return False
-    return True

@@ -54,11 +54,13 @@ class ContractFilters(BaseModel):
         found: list[ColumnElement[bool]] = []
         if self.level is not None:
             found.append(S.level_order == -RISK_LEVELS.index(self.level))
-        found += [S.search.contains(term, autoescape=True) for term in search_terms(self.q)]
+        terms, said_within = search_terms(self.q)
+        found += [S.search.contains(term, autoescape=True) for term in terms]
         if self.clause and self.clause.strip():
             found.append(S.clauses.contains(f"\n{self.clause.strip().lower()}\n", autoescape=True))
-        if self.within is not None:
-            found.append(S.deadline_on.between(today, today + timedelta(days=self.within)))
+        within = self.within if self.within is not None else said_within
+        if within is not None:
+            found.append(S.deadline_on.between(today, today + timedelta(days=within)))
         return found
 
 
