@@ -37,3 +37,20 @@ def test_an_upload_lands_in_the_users_folder_once_per_key(tmp_path: Path) -> Non
         receive(inbox, "../../etc", "uma", [])
     with pytest.raises(UploadError, match="does not exist"):
         receive(tmp_path / "missing", uuid.uuid4().hex, "uma", [])
+
+
+class Broken(io.BytesIO):
+    """A client's bytes that stop coming halfway (the connection dropped, or the disk filled)."""
+
+    def read(self, size: int = -1) -> bytes:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_request_that_fails_frees_its_key_so_sending_again_works(tmp_path: Path) -> None:
+    inbox, key = tmp_path / "in", uuid.uuid4().hex
+    inbox.mkdir()
+    with pytest.raises(OSError, match="No space left"):
+        receive(inbox, key, "uma", [("a.txt", io.BytesIO(b"a")), ("b.txt", Broken())])
+    assert not (inbox / STAGING_FOLDER / key).exists()  # no half-written file, no receipt
+    again = receive(inbox, key, "uma", [("a.txt", io.BytesIO(b"a")), ("b.txt", io.BytesIO(b"b"))])
+    assert not again.repeated and [p.name for p in again.files] == ["a (1).txt", "b.txt"]

@@ -44,6 +44,7 @@ MEANING = {
     404: "No such review item, or not one this user may see.",
     409: "Someone else holds the item, or it changed since the version sent: the detail says who and when.",
     413: "The body is larger than the server accepts (CLAUSEMILL_MAX_REQUEST_BYTES).",
+    503: "The server cannot do this now: the detail says why.",
 }
 WRITE = (401, 403, 413)
 """What any write may be refused with: no login, no CSRF token, a body over the limit."""

@@ -72,7 +72,8 @@ def user_folder(user: str) -> PurePosixPath:
 def receive(inbox: Path, key: str, user: str, files: Iterable[tuple[str, BinaryIO]]) -> Receipt:
     """Place `files` (each the name it was sent as, and its bytes) in `inbox` for the watcher,
     once per `key`.  Raises UploadError for a key that is not one the page made, or an inbox
-    that is not a folder."""
+    that is not a folder; OSError when the inbox cannot take the files (files placed before
+    stay, and are audited; the same bytes sent again end as duplicates, not audited twice)."""
     if not KEY.fullmatch(key):
         raise UploadError("this upload form is out of date: reload the page and send the files again")
     if not inbox.is_dir():
@@ -86,10 +87,14 @@ def receive(inbox: Path, key: str, user: str, files: Iterable[tuple[str, BinaryI
         folder.mkdir()
     except FileExistsError:
         return Receipt(key, _read_receipt(folder), repeated=True)
-    target = inbox.joinpath(*user_folder(user).parts)
-    target.mkdir(parents=True, exist_ok=True)
-    placed = tuple(_place(folder, target, n, sent_as, stream) for n, (sent_as, stream) in enumerate(files))
-    _write_receipt(folder, placed)
+    try:
+        target = inbox.joinpath(*user_folder(user).parts)
+        target.mkdir(parents=True, exist_ok=True)
+        placed = tuple(_place(folder, target, n, sent_as, stream) for n, (sent_as, stream) in enumerate(files))
+        _write_receipt(folder, placed)
+    except BaseException:  # a full disk, a dropped connection: the key is free again, so sending again works
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return Receipt(key, placed)
 
 

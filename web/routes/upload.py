@@ -56,8 +56,9 @@ def _inbox(settings: Settings) -> Path:
 
 
 @api.post("/uploads", response_model=UploadReceipt, status_code=201, responses=refusals(
-    400, *WRITE, 404, _400="The form is out of date, or no file was sent.",
-    _404="Uploading is off on this server: CLAUSEMILL_UPLOAD_INBOX is not set."))
+    400, *WRITE, 404, 503, _400="The form is out of date, or no file was sent.",
+    _404="Uploading is off on this server: CLAUSEMILL_UPLOAD_INBOX is not set.",
+    _503="The upload folder could not take the files (a full disk): send them again later."))
 async def upload(request: Request, user: User, key: Annotated[str, Form()],
                  files: Annotated[list[UploadFile], File()]) -> UploadReceipt:
     """Put files into the watched inbox (under uploads/USER/), once per `key` (a fresh key per
@@ -70,6 +71,9 @@ async def upload(request: Request, user: User, key: Annotated[str, Form()],
         receipt = await run_in_threadpool(receive, inbox, key, user.name, sent)
     except UploadError as error:
         raise HTTPException(status_code=400, detail=str(error)) from None
+    except OSError as error:  # the inbox's disk, not the request: nothing of this request is kept half-written
+        raise HTTPException(status_code=503, detail=f"The upload folder could not take the files ({error.strerror or error}): "
+                                                    "send them again later, or tell an administrator.") from None
     return UploadReceipt(key=receipt.key, repeated=receipt.repeated,
                          files=[PlacedFile(**asdict(placed)) for placed in receipt.files])
 
