@@ -385,9 +385,13 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
     assert "first run over these paths: 6 contracts" in first.stdout
 
     unreachable = f"http://127.0.0.1:{free_port()}/hooks/legal"
+    worker_logs = Path(env["CLAUSEMILL_DATA_DIR"]) / "logs"
+    logged = {log.name: log.stat().st_size for log in worker_logs.glob("*-worker.log")}
+    assert logged, "the first run's workers wrote no log"
     second = run_cli(["nightly", str(repo), "--out", str(tmp_path / "night-2"), "--as-of", as_of],
                      {**env, "CLAUSEMILL_WEBHOOK_URL": unreachable, "CLAUSEMILL_WEBHOOK_RETRIES": "0"}, timeout=240)
     assert "re-audited 0 of 6 documents; 6 unchanged (nothing to re-audit)" in second.stdout
+    assert {log.name: log.stat().st_size for log in worker_logs.glob("*-worker.log")} == logged  # no worker started
     # The notification failed: said with its URL, and the exit status; the reports are written all the same.
     assert second.returncode == 1 and f"webhook {unreachable} failed after 1 attempt(s): ConnectError" in second.stderr
     report = json.loads((tmp_path / "night-2" / "latest" / "nightly.json").read_text())

@@ -96,8 +96,9 @@ class EmbeddedWorkers:
 
     MAX_RESTARTS = 3
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, lazy: bool = False) -> None:
         self.settings = settings
+        self.lazy = lazy  # `start` later, once there is work: a nightly run with nothing to audit starts none
         self.log_dir = settings.data_dir / "logs"
         self.processes: dict[str, subprocess.Popen[bytes]] = {}  # by worker name (its log's stem)
         self.restarts = 0
@@ -113,9 +114,16 @@ class EmbeddedWorkers:
         reset_embedded_broker(self.settings)
         get_engine(self.settings.effective_database_url)  # migrated here, not raced by the workers
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        # A Ctrl-C or SIGTERM while the workers start must not leave one running: `with` calls
-        # __exit__ only once __enter__ has returned.  The signal waits until every Popen has its
-        # process, then lands inside the try, which stops what was started.
+        if not self.lazy:
+            self.start()
+        return self
+
+    def start(self) -> None:
+        """Start the workers (once).  A Ctrl-C or SIGTERM while they start must not leave one
+        running: the signal waits until every Popen has its process, then lands inside the try,
+        which stops what was started (`with` calls __exit__ only once __enter__ has returned)."""
+        if self.processes:
+            return
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             try:
@@ -126,7 +134,6 @@ class EmbeddedWorkers:
         except BaseException:
             self.stop()
             raise
-        return self
 
     def _start(self, name: str) -> None:
         queue = self.workers[name]

@@ -99,13 +99,15 @@ def batch_options(playbook: Path | None, view: str, party: list[str] | None = No
 
 
 @contextlib.contextmanager
-def workers_for(settings: Settings) -> Iterator[object | None]:
+def workers_for(settings: Settings, *, lazy: bool = False) -> Iterator[object | None]:
+    """The embedded workers (None in server mode); `lazy`: taken (the data folder's lock) but
+    started only by `.start()`, once there is something to audit."""
     if not settings.embedded:
         yield None
         return
     from workers.lifecycle import EmbeddedWorkers
 
-    with EmbeddedWorkers(settings) as workers:
+    with EmbeddedWorkers(settings, lazy=lazy) as workers:
         yield workers
 
 

@@ -63,13 +63,15 @@ def nightly(
     mode = "embedded workers" if settings.embedded else settings.effective_broker_url
     console.print(f"Nightly audit of {len(inputs)} document(s) on {mode}")
     try:
-        with workers_for(settings) as workers:  # embedded: also the lock that keeps one run per data folder
+        with workers_for(settings, lazy=True) as workers:  # embedded: also the lock that keeps one run per data folder
             app = create_app(settings)
             started = start_run(app, settings, job, window_start=datetime.now(UTC), trigger="manual", out=out)
             if started.plan is None or started.batch_id is None or started.run_id is None:
                 console.print(f"[red]The run could not start: {started.reason or 'another run took the same moment'}.[/]")
                 raise typer.Exit(1)
             typer.echo(started.plan.describe())
+            if workers is not None and started.plan.to_send:  # nothing to audit again: no worker started
+                workers.start()
             send_planned(app, settings, started)
             wait_for_batch(app, settings, started.batch_id, started.plan.documents, embedded_workers=workers,
                            timeout_s=timeout)
