@@ -131,6 +131,26 @@ def pending_documents(session: Session, batch_id: str) -> list[tuple[int, Path]]
     return [(document_id, Path(path)) for document_id, path in rows]
 
 
+def known_files(session: Session, paths: Iterable[str], *, exclude_batch: str) -> dict[str, tuple[int, int, str]]:
+    """Per path, the (size, mtime_ns, sha256) its latest document of another batch was planned
+    with: a file still that size and mtime has those bytes."""
+    D, ordered, found = schema.Document, sorted(set(paths)), {}
+    for start in range(0, len(ordered), _CHUNK):
+        rows = session.execute(select(D.path, D.size_bytes, D.mtime_ns, D.sha256).where(
+            D.path.in_(ordered[start:start + _CHUNK]), D.batch_id != exclude_batch, D.mtime_ns.is_not(None),
+            D.size_bytes.is_not(None), D.sha256.is_not(None)).order_by(D.id.desc()))
+        for path, size, mtime_ns, sha256 in rows:
+            found.setdefault(path, (size, mtime_ns, sha256))
+    return found
+
+
+def set_file_stats(session: Session, stats: dict[int, tuple[int, int]]) -> None:
+    """Each document's file size and mtime (ns), as its run planned it."""
+    for document_id, (size, mtime_ns) in stats.items():
+        session.execute(update(schema.Document).where(schema.Document.id == document_id)
+                        .values(size_bytes=size, mtime_ns=mtime_ns))
+
+
 def set_fingerprints(session: Session, fingerprints: dict[int, str]) -> None:
     for document_id, fingerprint in fingerprints.items():
         session.execute(update(schema.Document).where(schema.Document.id == document_id).values(fingerprint=fingerprint))

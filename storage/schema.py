@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from enum import StrEnum
 
-from sqlalchemy import JSON, Enum, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Enum, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pipelines.dag import Stage
@@ -80,6 +80,9 @@ class Document(Base):
     a nightly run skips a document whose fingerprint was already audited."""
     carried_from: Mapped[int | None] = mapped_column(Integer, index=True)
     """The earlier document whose results this one carries over (incremental audits)."""
+    mtime_ns: Mapped[int | None] = mapped_column(BigInteger)
+    """The file's modification time (ns) when a nightly run planned it, beside size_bytes: the
+    next run keeps the sha256 of a file whose size and mtime did not change instead of reading it."""
     notes: Mapped[list | None] = mapped_column(JSON)
     """What reading the file took ("PDF repaired by qpdf ...", "text decoded as UTF-16"): the
     report says so beside its findings."""

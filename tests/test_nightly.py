@@ -397,7 +397,8 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
     report = json.loads((tmp_path / "night-2" / "latest" / "nightly.json").read_text())
     assert report["changes"]["counts"] == {"new": 0, "changed": 0, "removed": 0, "unchanged": 6, "findings_appeared": 0,
                                            "findings_vanished": 0, "risk_changes": 0, "review_items_added": 0}
-    assert report["audited"] == {"documents": 6, "re_audited": 0, "unchanged": 6, "carried": 6, "full": False}
+    assert report["audited"] == {"documents": 6, "re_audited": 0, "unchanged": 6, "carried": 6, "full": False,
+                                 "hashed": 0}  # no file read: each kept its size and mtime
     events = ics_events(tmp_path / "night-2" / "latest" / "deadlines.ics")
     assert events == expected_events(contracts, date.fromisoformat(as_of)) and len(events) == 4
     assert {d["filename"]: d["horizon"] for d in report["deadlines"]["items"]} == {
@@ -434,6 +435,7 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
     assert "re-audited 1 of 6 documents; 5 unchanged" in third.stdout
     assert rejected not in reported_spans(tmp_path / "night-3" / "latest", rejected_in)
     report = json.loads((tmp_path / "night-3" / "latest" / "nightly.json").read_text())
+    assert report["audited"]["hashed"] == 1  # only the file whose size or mtime moved was read
     changes = report["changes"]
     assert [c["filename"] for c in changes["changed"]] == ["contract-14.txt"] and not changes["new"] and not changes["removed"]
     with session_scope(url, write=False) as session:

@@ -96,6 +96,7 @@ class Plan:
     duplicates: dict[int, int] = field(default_factory=dict)  # same bytes as a carried document of this batch
     to_send: list[int] = field(default_factory=list)
     full: bool = False
+    read: int = 0  # files read to hash them; the others kept the hash of their unchanged size and mtime
 
     @property
     def unchanged(self) -> int:
@@ -112,7 +113,7 @@ class Plan:
 
     def to_dict(self) -> dict:
         return {"documents": self.documents, "re_audited": len(self.to_send), "unchanged": self.unchanged,
-                "carried": len(self.carried), "full": self.full}
+                "carried": len(self.carried), "full": self.full, "hashed": self.read}
 
 
 def plan_batch(settings: Settings, batch_id: str, versions: AuditVersions, *, full: bool = False) -> Plan:
@@ -126,10 +127,20 @@ def plan_batch(settings: Settings, batch_id: str, versions: AuditVersions, *, fu
     url = settings.effective_database_url
     with session_scope(url, write=False) as session:
         pending = history.pending_documents(session, batch_id)
-    hashes = {document_id: _sha256(path) for document_id, path in pending}
-    fingerprints = {document_id: versions.fingerprint(sha) for document_id, sha in hashes.items() if sha}
+        known = {} if full else history.known_files(session, [str(path) for _, path in pending], exclude_batch=batch_id)
+    stats = {document_id: _stat(path) for document_id, path in pending}
     plan = Plan(documents=len(pending), full=full)
+    hashes: dict[int, str | None] = {}
+    for document_id, path in pending:
+        before = known.get(str(path))
+        if before is not None and stats[document_id] == before[:2]:
+            hashes[document_id] = before[2]  # the same size and mtime: the same bytes, not read again
+        else:
+            hashes[document_id] = _sha256(path)
+            plan.read += 1
+    fingerprints = {document_id: versions.fingerprint(sha) for document_id, sha in hashes.items() if sha}
     with session_scope(url) as session:
+        history.set_file_stats(session, {document_id: stat for document_id, stat in stats.items() if stat is not None})
         history.set_fingerprints(session, fingerprints)
         sources = {} if full else _audited(session, set(fingerprints.values()), batch_id)
         first_with_bytes: dict[str, int] = {}
@@ -166,6 +177,15 @@ def _audited(session: Session, fingerprints: set[str], batch_id: str) -> dict[st
         if candidate.fingerprint not in chosen and not (candidate.failed and retried(candidate.reason)):
             chosen[candidate.fingerprint] = candidate.id
     return chosen
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    """The file's size and modification time (ns), or None when it cannot be read."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def _sha256(path: Path) -> str | None:
