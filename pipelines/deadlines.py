@@ -234,7 +234,12 @@ def deadline_for(doc: DocumentResult, assessment: DocumentAssessment, as_of: dat
     """The contract's next deadline within the last horizon: the last day for notice, a renewal
     whose notice window has just closed, the last day to exercise an option, or the end of the
     term; None for a contract that has ended, runs until terminated, or states no date."""
-    return next((d for d in deadlines_of(doc, assessment.key_terms, as_of) if d.horizon is not None), None)
+    return next_deadline(deadlines_of(doc, assessment.key_terms, as_of))
+
+
+def next_deadline(deadlines: Iterable[Deadline]) -> Deadline | None:
+    """Of a contract's dated events (deadlines_of, soonest first), the first within the last horizon."""
+    return next((d for d in deadlines if d.horizon is not None), None)
 
 
 def deadlines_of(doc: DocumentResult, terms: dict[str, KeyTerm], as_of: date) -> list[Deadline]:

@@ -17,7 +17,9 @@ from sqlalchemy.orm import Session
 from pipelines.aggregate import aggregate_document, assess_batch
 from pipelines.assessment import Assessed, DocumentAssessment
 from pipelines.datamodel import BatchResult, BatchStatus, DocumentResult, DocumentStatus, KeyTerm
-from pipelines.deadlines import EXPIRATION, HORIZONS, NOTICE, RENEWAL, deadlines_of, term_in_force
+from pipelines.deadlines import (
+    EXPIRATION, HORIZONS, NOTICE, RENEWAL, Deadline, deadlines_of, next_deadline, term_in_force,
+)
 from pipelines.playbook import Playbook
 from pipelines.playbook.severity import RISK_LEVELS
 from pipelines.reports.html_report import ContractView, contract_view
@@ -161,7 +163,7 @@ def summarize(c: ContractView, source: str, today: date) -> tuple[dict, list[dic
                      key_terms={k: v for k, v in a.key_terms.items() if k in DATED_TERMS}).to_dict()
              if a is not None else {})
     words = searchable(replace(c, term="", deadline=None))
-    values, events = _dated(c.doc, words, a.key_terms if a is not None else None, today)
+    values, events = _dated(c.doc, words, a.key_terms if a is not None else None, today, list(c.deadlines))
     return {"path": c.doc.path, "document_id": c.doc.id, "source": source, "filename": c.doc.filename,
             "level": c.level, "level_order": -RISK_LEVELS.index(a.risk_level) if a is not None else 1,
             "score_order": -a.risk_score if a is not None else 0.0, "risk_score": a.risk_score if a is not None else None,
@@ -171,15 +173,17 @@ def summarize(c: ContractView, source: str, today: date) -> tuple[dict, list[dic
             "words": words, "terms": terms, **values}, events
 
 
-def _dated(doc: DocumentResult, words: str, terms: dict[str, KeyTerm] | None, today: date) -> tuple[dict, list[dict]]:
+def _dated(doc: DocumentResult, words: str, terms: dict[str, KeyTerm] | None, today: date,
+           events: list[Deadline] | None = None) -> tuple[dict, list[dict]]:
     """What the term in force and the deadlines say on `today` (as contract_view and the
     calendar compute them), the last day they say it, and what a search then reads beside
-    the contract's `words`."""
+    the contract's `words`; `events`: the deadlines when the caller has them already."""
     if terms is None:  # not assessed
         return {"term": "", "deadline_on": None, "deadline_kind": None, "search": words,
                 "fresh_until": date.max}, []
-    term, events = term_in_force(terms, today), deadlines_of(doc, terms, today)
-    deadline = next((d for d in events if d.horizon is not None), None)  # pipelines.deadlines.deadline_for
+    term = term_in_force(terms, today)
+    events = deadlines_of(doc, terms, today) if events is None else events
+    deadline = next_deadline(events)
     ahead = timedelta(days=HORIZONS[-1] + 1)
     holds = [term.end] if term.end is not None and term.end >= today else []
     holds += [d.date for d in events] + [d.date - ahead for d in events if d.date - ahead >= today]

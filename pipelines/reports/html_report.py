@@ -28,7 +28,7 @@ from pipelines.assessment import Assessed, DocumentAssessment, Issue, Sides
 from pipelines.categories import KEY_TERMS
 from pipelines.datamodel import BatchResult, DocumentResult, DocumentStatus, MergedFinding
 from pipelines.deadlines import (
-    EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadline_for, deadlines_of, term_in_force,
+    EXPIRATION, KIND_TITLES, NOTICE, RENEWAL, Deadline, deadlines_of, next_deadline, term_in_force,
 )
 from pipelines.playbook.severity import RISK_LEVELS, rank
 from pipelines.reports.chart import category_chart
@@ -191,7 +191,8 @@ def contract_view(doc: DocumentResult, a: DocumentAssessment | None, as_of: date
         return ContractView(doc, None, counterparty="", contract_type="", our_role="", term="", term_sort="",
                             deadline=None, top_issues=(), issues=(), clauses=())
     terms = a.key_terms
-    deadline = deadline_for(doc, a, as_of=as_of)
+    deadlines = tuple(deadlines_of(doc, terms, as_of))
+    deadline = next_deadline(deadlines)
     term = term_in_force(terms, as_of)
     return ContractView(
         doc=doc, assessment=a,
@@ -203,7 +204,7 @@ def contract_view(doc: DocumentResult, a: DocumentAssessment | None, as_of: date
         top_issues=tuple(_phrase(i) for i in a.issues[:TOP_ISSUES]),
         issues=tuple(_issue_view(i, a, deadline) for i in a.issues),
         clauses=tuple(sorted(a.shown(), key=lambda m: (-rank(m.finding.severity), m.finding.start))),
-        deadlines=tuple(deadlines_of(doc, terms, as_of)),
+        deadlines=deadlines,
     )
 
 
