@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
 
@@ -104,12 +105,16 @@ class Settings(BaseSettings):
     # limit) this many times ends its document `failed` instead of being delivered forever.
     max_worker_crashes: int = Field(default=2, ge=1)
 
-    # The recovery sweep (workers/recovery.py): a document whose stage has not moved for that
-    # stage's hard time limit plus the margin is sent again from its last completed stage, at
-    # most recovery_max_attempts times in all; sweeps run every recovery_interval_s.
-    recovery_margin_s: int = 60
+    # The recovery sweep (workers/recovery.py).  A task writes a heartbeat on its document
+    # every heartbeat_interval_s while it runs; a document with no message in the broker that
+    # has neither moved nor beaten for three heartbeats plus recovery_margin_s (45 s by default)
+    # is taken for lost and sent again from its last completed stage, at most
+    # recovery_max_attempts times in all.  Sweeps run every recovery_interval_s, and once more
+    # when a server worker reconnects to the broker.
+    heartbeat_interval_s: float = Field(default=10.0, gt=0)
+    recovery_margin_s: int = Field(default=15, ge=0)
     recovery_max_attempts: int = 3
-    recovery_interval_s: float = 30.0
+    recovery_interval_s: float = Field(default=15.0, gt=0)
 
     # The drop folder (`clausemill watch`): a full rescan besides file-system events, files
     # taken once their size and mtime are stable, grouped into batches of files arriving close
@@ -197,6 +202,12 @@ class Settings(BaseSettings):
             raise ValueError(f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed the longest task "
                              f"time limit ({longest} s), or Redis would redeliver tasks that are still running")
         return self
+
+    @property
+    def stall_after(self) -> timedelta:
+        """How long a document with no message in the broker may go without moving or a
+        heartbeat before the recovery sweep takes it for lost: three missed beats and the margin."""
+        return timedelta(seconds=3 * self.heartbeat_interval_s + self.recovery_margin_s)
 
     def time_limit_s(self, spec: StageSpec) -> int:
         """A stage's soft time limit: the field its row of the stage table names."""

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 
 from pipelines import logs
@@ -22,7 +22,6 @@ from pipelines.review.budget import ContractStakes, contract_stakes
 from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
 from storage import repository
 from storage.database import session_scope
-from storage.schema import utcnow
 
 
 class PagesPending(Exception):
@@ -46,26 +45,22 @@ class DocumentRef:
 
 
 def begin(settings: Settings, document_id: int) -> DocumentRef | None:
-    """The document to work on; None when it already ended (nothing left to do).
-
-    A document that waited long in a queue is marked as moving (see
-    repository.touch_if_idle), so the recovery sweep counts its stall from here."""
-    idle_since = utcnow() - timedelta(seconds=settings.recovery_margin_s / 2)
+    """The document to work on; None when it already ended (nothing left to do)."""
     with session_scope(settings.effective_database_url, write=False) as session:
         d = repository.get_document(session, document_id)
         if d.status.ended:
             return None
-        ref, idle = DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256), d.updated_at < idle_since
-    if idle:
-        with session_scope(settings.effective_database_url) as session:
-            repository.touch_if_idle(session, document_id, idle_since)
-    return ref
+        return DocumentRef(d.id, d.batch_id, Path(d.path), d.kind, d.sha256)
 
 
 def start_delivery(settings: Settings, doc: DocumentRef, spec: StageSpec, task: str) -> None:
     """Count this delivery of `task` before its work starts.  Earlier ones that never ended
     (end_delivery) died with their worker; after `max_worker_crashes` of them the file is a
-    poison pill, and the document ends `failed` instead of taking down the next worker."""
+    poison pill, and the document ends `failed` instead of taking down the next worker.
+
+    The write moves the document's clock too: a task that took its message after a long wait
+    in a queue is seen moving by the recovery sweep from its first moment, before its first
+    heartbeat."""
     with session_scope(settings.effective_database_url) as session:
         crashed = repository.start_delivery(session, doc.id, task)
     if crashed >= settings.max_worker_crashes:

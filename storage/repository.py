@@ -218,12 +218,12 @@ def mark_done(session: Session, document_id: int) -> schema.Document:
     return document
 
 
-def touch_if_idle(session: Session, document_id: int, idle_since: datetime) -> None:
-    """Mark a document as moving when a task takes it after a long wait in a queue: the
-    sweep's clock then counts from the start of the task.  Tasks that follow each other
-    quickly write nothing here (one write per task on SQLite, not two)."""
+def beat(session: Session, document_ids: list[int]) -> None:
+    """A heartbeat: tasks are working on these documents now, so their clocks move and the
+    recovery sweep leaves them alone (workers/heartbeat.py)."""
     session.execute(update(schema.Document).where(
-        schema.Document.id == document_id, schema.Document.updated_at < idle_since).values(updated_at=utcnow()))
+        schema.Document.id.in_(document_ids), schema.Document.status.not_in(dm.TERMINAL_STATUSES))
+        .values(updated_at=utcnow()))
 
 
 @dataclass(frozen=True)

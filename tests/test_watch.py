@@ -49,11 +49,10 @@ FAST = {
     "CLAUSEMILL_WATCH_STABLE_S": "2",
     "CLAUSEMILL_WATCH_BATCH_WINDOW_S": "1",
     "CLAUSEMILL_WATCH_RESCAN_S": "3",
-    # Messages lost with a killed worker or watcher are re-sent once their document has not
-    # moved for its stage's limit + 10 s grace + margin: 19 s here instead of minutes.
-    **{f"CLAUSEMILL_{kind}_TIME_LIMIT_S": "8" for kind in ("INGEST", "EXTRACT", "OCR_PAGE", "ANALYSE")},
-    "CLAUSEMILL_PARSE_TIME_MARGIN_S": "2",  # a parse gets 6 s, not the 1 s floor of 8 s less 10
-    "CLAUSEMILL_RECOVERY_MARGIN_S": "1",
+    # Messages lost with a killed worker or watcher are re-sent once nothing has moved their
+    # document for three heartbeats + margin: 3 × 1 + 4 s here instead of 45.
+    "CLAUSEMILL_HEARTBEAT_INTERVAL_S": "1",
+    "CLAUSEMILL_RECOVERY_MARGIN_S": "4",
     "CLAUSEMILL_RECOVERY_INTERVAL_S": "1",
 }
 PROCESSED, FAILED, DUPLICATE = IntakeState.PROCESSED, IntakeState.FAILED, IntakeState.DUPLICATE

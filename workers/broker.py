@@ -1,7 +1,7 @@
 """What the broker holds: messages waiting per queue, and the documents they are for.
 
-Read straight from the broker's storage (Redis lists and the unacked hash, or the embedded
-transport's message files), not through a consumer, so reading takes nothing off a queue.
+Read straight from the broker's storage (Redis lists, or the embedded transport's message
+files), not through a consumer, so reading takes nothing off a queue.
 The recovery sweep uses it to leave alone a document whose next task is only waiting its
 turn; metrics show the queue lengths.
 """
@@ -19,7 +19,6 @@ from pipelines.dag import Queue
 from pipelines.settings import Settings
 
 _REDIS_PRIORITY_STEPS = (3, 6, 9)  # kombu keeps priority p > 0 of queue q in "q\x06\x16p"
-_REDIS_UNACKED = "unacked"  # kombu's hash of delivered, not yet acknowledged messages
 
 
 def queue_lengths(settings: Settings) -> dict[Queue, int]:
@@ -32,17 +31,19 @@ def queue_lengths(settings: Settings) -> dict[Queue, int]:
 
 
 def waiting_document_ids(settings: Settings) -> set[int]:
-    """Documents with a message in the broker: queued, or taken but not acknowledged (Redis
-    gives those back if their worker dies).  Raises the broker's error when it cannot be
-    read: a caller deciding what was lost must not guess."""
+    """Documents with a message queued in the broker, waiting for a worker.  Raises the
+    broker's error when it cannot be read: a caller deciding what was lost must not guess.
+
+    Messages a worker has taken are not counted (Redis keeps them in its unacked hash until
+    the visibility timeout, an hour): a taken message is running, and its task beats on the
+    document (workers/heartbeat.py), or it died with its worker or its host, and counting it
+    would keep the recovery sweep off that document for the hour."""
     if settings.embedded:
         folder = settings.broker_folder / "queue"
-        payloads = (_read(folder / name) for name in _message_files(settings))
+        payloads = [_read(folder / name) for name in _message_files(settings)]
     else:
         client = _redis(settings)
-        queued = (raw for queue in Queue for key in _redis_keys(queue) for raw in client.lrange(key, 0, -1))
-        unacked = (json.loads(raw)[0] for raw in client.hvals(_REDIS_UNACKED))
-        payloads = (*(json.loads(raw) for raw in queued), *unacked)
+        payloads = [json.loads(raw) for queue in Queue for key in _redis_keys(queue) for raw in client.lrange(key, 0, -1)]
     return {document_id for payload in payloads if payload and (document_id := _document_id(payload)) is not None}
 
 

@@ -9,31 +9,34 @@ stage is idempotent).  The ledger, not the broker, makes the outcome exactly onc
 
 A document is stalled when:
   - its batch runs and it has not ended;
-  - it has not moved for longer than its next stage's hard time limit plus
-    `recovery_margin_s` (a task running for it would have been killed by then: tasks that
-    start after a long wait in a queue mark the document as moving, pipelines/steps.begin);
+  - nothing has moved it for `Settings.stall_after` (45 s by default): no stage ended, no
+    task started on it, and no running task's heartbeat (workers/heartbeat.py) moved its clock,
+    so no task is working on it;
   - and no message for it waits in the broker (queued, or taken and not yet acknowledged),
     so a long queue is never mistaken for a lost message.
 
 Each re-send is claimed with a conditional UPDATE (two sweeps at once send a document once),
 recorded in `recoveries`, and counted in the document's attempts; past
 `recovery_max_attempts` the document ends `failed`, naming the stage and the attempts.
+Sweeps run every `recovery_interval_s` in `audit`, `watch`, the scheduler and every server
+worker, and once more `stall_after` after a server worker reconnects to the broker: a restart
+that dropped the queues is repaired within a minute, not at the next stage's time limit.
 """
 from __future__ import annotations
 
 import logging
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 from celery import Celery, bootsteps
 
 from pipelines import logs, steps
-from pipelines.dag import SPECS, STAGES, Stage, next_stage
+from pipelines.dag import Stage, next_stage
 from pipelines.producer import resume_canvas
-from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
+from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
 from storage.schema import utcnow
@@ -49,28 +52,18 @@ class SweepReport:
     waiting: int = 0  # stalled-looking documents left alone: their message is in the broker
 
 
-def stall_limit(settings: Settings, stage: Stage) -> timedelta:
-    """How long a document may sit at `stage` before the sweep takes it for lost."""
-    limit_s = settings.time_limit_s(SPECS[stage])
-    if stage is Stage.SEGMENT:  # waits for the OCR pages, which record their own progress
-        limit_s = max(limit_s, settings.time_limit_s(SPECS[Stage.OCR]))
-    return timedelta(seconds=limit_s + HARD_LIMIT_GRACE_S + settings.recovery_margin_s)
-
-
 def sweep(app: Celery, settings: Settings, now: datetime | None = None) -> SweepReport:
     """One pass over the open documents; safe to run from several processes at once."""
     now = now or utcnow()
     report = SweepReport()
-    shortest = min(stall_limit(settings, spec.stage) for spec in STAGES if not spec.per_page)
     url = settings.effective_database_url
     with session_scope(url, write=False) as session:
-        candidates = repository.open_documents_idle_since(session, now - shortest)
-    resume_points = [(d, next_stage(d.completed, settings.analysers)) for d in candidates]
-    stalled = [(d, stage) for d, stage in resume_points if d.updated_at < now - stall_limit(settings, stage)]
+        stalled = repository.open_documents_idle_since(session, now - settings.stall_after)
     if not stalled:
         return report
     waiting = waiting_document_ids(settings)  # raises when the broker cannot be read: guess nothing
-    for document, resume_at in stalled:
+    for document in stalled:
+        resume_at = next_stage(document.completed, settings.analysers)
         if document.id in waiting:
             report.waiting += 1
             continue
@@ -125,7 +118,8 @@ def sweep_until_next_time(app: Celery, settings: Settings) -> None:
 
 
 def sweeping_step(settings: Settings) -> type[bootsteps.StartStopStep]:
-    """A worker's consumer step that sweeps every `settings.recovery_interval_s`.
+    """A worker's consumer step that sweeps every `settings.recovery_interval_s`, and once
+    more after the worker reconnects to the broker.
 
     A server-mode batch sent with `audit --no-wait` may have no waiting `audit`, watcher or
     scheduler to sweep for it, so each server worker sweeps too (sweeps at once are safe).  It
@@ -134,16 +128,23 @@ def sweeping_step(settings: Settings) -> type[bootsteps.StartStopStep]:
 
     class RecoverySweep(bootsteps.StartStopStep):
         label = "recovery sweep"
-        timer_entry: Any = None
+        timer_entries: list[Any] = []
 
         def start(self, consumer: Any) -> None:
-            self.timer_entry = consumer.timer.call_repeatedly(settings.recovery_interval_s, sweep_until_next_time,
-                                                              (consumer.app, settings))
+            self.timer_entries = [consumer.timer.call_repeatedly(settings.recovery_interval_s, sweep_until_next_time,
+                                                                 (consumer.app, settings))]
+            if consumer.restart_count > 0:
+                # Back after losing the broker, whose restart may have dropped every queued
+                # message: sweep as soon as those documents can be told from running ones.
+                logs.log("reconnected to the broker; sweeping once the stall limit has passed", stage=LOG_STAGE,
+                         batch_id=None, level=logging.WARNING, in_s=settings.stall_after.total_seconds())
+                self.timer_entries.append(consumer.timer.call_after(
+                    settings.stall_after.total_seconds() + 1, sweep_until_next_time, (consumer.app, settings)))
 
         def stop(self, consumer: Any) -> None:
-            if self.timer_entry is not None:
-                self.timer_entry.cancel()
-                self.timer_entry = None
+            for entry in self.timer_entries:
+                entry.cancel()
+            self.timer_entries = []
 
         shutdown = stop
 

@@ -18,6 +18,7 @@ from pipelines import logs, steps
 from pipelines.dag import SPECS, STAGES, Stage, StageSpec
 from pipelines.producer import aggregation_canvas, continuation_canvas
 from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
+from workers.heartbeat import Heartbeat
 from workers.model_batcher import GpuModel
 from workers.outcome import Done, Fail, Limits, Retry, outcome
 
@@ -47,10 +48,11 @@ def register_tasks(app: Celery, settings: Settings, model: GpuModel) -> dict[Sta
         Stage.PERSIST: lambda doc: steps.persist(settings, doc),
     }
     assert set(work) == set(SPECS), "every stage of the table has its work, and nothing else"
-    return {spec.stage: _register(app, settings, spec, work[spec.stage]) for spec in STAGES}
+    heartbeat = Heartbeat(settings)
+    return {spec.stage: _register(app, settings, spec, work[spec.stage], heartbeat) for spec in STAGES}
 
 
-def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> Task:
+def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step, heartbeat: Heartbeat) -> Task:
     limit_s = settings.time_limit_s(spec)
     limits = Limits(spec.stage, limit_s, settings.infrastructure_retries,
                     pages_pending_retries=2 * settings.time_limit_s(SPECS[Stage.OCR]))
@@ -69,8 +71,9 @@ def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> T
             counted = True
             steps.start_delivery(settings, doc, spec, delivery)  # a poison pill fails here
             started = time.perf_counter()
-            step(doc, *args)
-            _record_completion(app, settings, spec, document_id, time.perf_counter() - started)
+            with heartbeat.beating(document_id):
+                step(doc, *args)
+                _record_completion(app, settings, spec, document_id, time.perf_counter() - started)
         except Exception as caught:  # noqa: BLE001 - every ending is decided by outcome()
             error = caught
         if counted:
@@ -85,6 +88,7 @@ def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step) -> T
                 pass
             case Retry(countdown=countdown, max_retries=max_retries, why=why):
                 logs.log("retrying", level=logging.WARNING, why=why, attempt=self.request.retries + 1, **fields)
+                heartbeat.hold(document_id, countdown + settings.heartbeat_interval_s)
                 raise self.retry(countdown=countdown, max_retries=max_retries)
             case Fail(stage=stage, reason=reason, bug=bug):
                 if bug:

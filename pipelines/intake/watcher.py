@@ -36,7 +36,6 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import SQLAlchemyError
 
 from pipelines import logs
-from pipelines.dag import STAGES
 from pipelines.intake.claim import Sightings, candidate, claim_stable, scan
 from pipelines.intake.context import LOG_STAGE, Context
 from pipelines.intake.place import end_finished_documents, end_without_batch
@@ -182,7 +181,7 @@ def watching(settings: Settings, drop: DropFolder) -> Iterator[tuple[Celery, Emb
     the embedded workers (embedded mode only) and the recovery sweep."""
     from workers.celery_app import create_app
     from workers.lifecycle import EmbeddedWorkers
-    from workers.recovery import SweepLoop, stall_limit, sweep
+    from workers.recovery import SweepLoop, sweep
 
     drop.check()
     with open(drop.outbox / ".watch.lock", "a+") as lock:
@@ -196,10 +195,9 @@ def watching(settings: Settings, drop: DropFolder) -> Iterator[tuple[Celery, Emb
             if workers is not None:
                 # The embedded workers start from an empty queue folder, so every document a
                 # killed watcher left under way has lost its messages: send them again now, not
-                # once each has sat out its stage's stall limit (minutes; 11 for extraction).
-                # A sweep that looks from past the longest limit takes them all for stalled.
-                horizon = max(stall_limit(settings, spec.stage) for spec in STAGES)
-                resent = sweep(app, settings, now=utcnow() + horizon).resent
+                # once each has gone without a heartbeat for the stall limit.  A sweep that
+                # looks from past that limit takes them all for stalled.
+                resent = sweep(app, settings, now=utcnow() + settings.stall_after).resent
                 if resent:
                     logs.log("documents under way before the restart re-sent", stage=LOG_STAGE, batch_id=None,
                              documents=len(resent))
