@@ -16,17 +16,18 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import REPO, base_env, free_port, run_cli, sqlite_url, wait_until
+from conftest import REPO, WorkerProcess, base_env, free_port, run_cli, sqlite_url, wait_until
 from pipelines.dag import SPECS, STAGES, Queue, Stage
 from pipelines.datamodel import BatchStatus, DocumentStatus, IntakeState, RunState
 from pipelines.settings import Settings
@@ -245,7 +246,7 @@ def test_flower_shows_both_workers_and_their_tasks_behind_basic_auth(small_batch
     workers: dict = {}
 
     def both_listed() -> bool:
-        status, body = get(f"{base}/api/workers?refresh=1", CREDENTIALS)
+        status, body = get(f"{base}/api/workers", CREDENTIALS)  # a plain request: no ?refresh=1
         workers.clear()
         workers.update(json.loads(body) if status == 200 else {})
         queues = {q["name"] for info in workers.values() for q in info.get("active_queues", [])}
@@ -274,6 +275,61 @@ def test_flower_shows_both_workers_and_their_tasks_behind_basic_auth(small_batch
             page.screenshot(path=str(tmp_path / "flower-workers.png"))
         finally:
             browser.close()
+
+
+def ready_at(worker: WorkerProcess) -> float | None:
+    """When the worker logged that it is ready (Celery's `NAME ready.` line), as a Unix time."""
+    found = re.search(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/MainProcess\] \S+ ready\.$",
+                      worker.log.read_text(errors="replace"), re.MULTILINE)
+    return datetime.strptime(found[1], "%Y-%m-%d %H:%M:%S,%f").timestamp() if found else None
+
+
+def test_flower_lists_workers_started_after_it_on_a_busy_machine(server_env: dict[str, str], start_worker, serve) -> None:
+    """Flower first, then the workers, every core busy: a plain GET of `/api/workers` (no
+    `?refresh=1`) and the dashboard's list (`/workers?json=1`, what its table reloads) name each
+    worker within 10 s of the line in which the worker logs that it is ready."""
+    env = {**server_env, "CLAUSEMILL_MODEL_ENABLED": "false", "CLAUSEMILL_FLOWER_BASIC_AUTH": ":".join(CREDENTIALS)}
+    port = free_port()
+    flower = serve(["flower", "--port", str(port)], env)
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: flower.process.poll() is None and answers(f"{base}/healthcheck"), timeout=60,
+               message=f"Flower to answer; its log:\n{flower.output()}")
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in os.sched_getaffinity(0)]
+    try:
+        started: dict[str, float] = {}
+        workers: dict[str, WorkerProcess] = {}
+        for queue in (str(Queue.CPU), str(Queue.GPU)):
+            started[queue] = time.time()
+            workers[queue] = start_worker(env, queue, 1)
+        node = {f"{queue}-{worker.process.pid}@": queue for queue, worker in workers.items()}  # ROLE-PID@HOST
+        api: dict[str, float] = {}
+        dashboard: dict[str, float] = {}
+
+        def seen(names: list[str], when: dict[str, float]) -> None:
+            for prefix, queue in node.items():
+                if any(name.startswith(prefix) for name in names):
+                    when.setdefault(queue, time.time())
+
+        def both_listed() -> bool:
+            status, body = get(f"{base}/api/workers", CREDENTIALS)
+            assert status == 200, body
+            seen([name for name, info in json.loads(body).items() if info.get("active_queues")], api)
+            status, body = get(f"{base}/workers?json=1", CREDENTIALS)
+            assert status == 200, body
+            seen([info["hostname"] for info in json.loads(body)["data"] if info["status"]], dashboard)
+            return len(api) == len(dashboard) == len(workers)
+
+        wait_until(both_listed, timeout=40, interval=0.25, message="both workers in /api/workers and /workers")
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    for queue, worker in workers.items():
+        ready = ready_at(worker)
+        assert ready is not None, worker.log.read_text(errors="replace")
+        print(f"{queue}: ready {ready - started[queue]:.1f} s after its start; listed by /api/workers "
+              f"{api[queue] - ready:.1f} s and by /workers {dashboard[queue] - ready:.1f} s after it was ready")
+        assert api[queue] - ready <= 10 and dashboard[queue] - ready <= 10, (queue, ready, api, dashboard)
 
 
 # --- /metrics -----------------------------------------------------------------------------

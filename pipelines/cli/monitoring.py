@@ -58,9 +58,11 @@ def flower(
         raise typer.Exit(2)
     if credentials:
         os.environ["FLOWER_BASIC_AUTH"] = ",".join(credentials)  # read by Flower itself: off the command line
+    from pipelines.cli.flower_workers import use_worker_listing_flower
     from workers.celery_app import create_app
 
     app = create_app(settings)
+    use_worker_listing_flower()  # `/api/workers` lists a worker once its events show it alive
     with app.connection() as connection:
         broker = connection.as_uri()  # the password masked
     guard = f"basic auth for {len(credentials)} user(s)" if credentials else "[yellow]no authentication[/]"
