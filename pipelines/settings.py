@@ -192,6 +192,12 @@ class Settings(BaseSettings):
     # one request's files together (the only route allowed more than max_request_bytes).
     upload_inbox: Path | None = None
     upload_max_mb: float = Field(default=500.0, gt=0)
+    # Retention (storage/retention.py, `clausemill prune`): the newest keep_runs batches of each
+    # kind (nightly runs, audits, watcher batches) keep every detail; in older ones a superseded
+    # audit keeps its record and results but loses its page text, segments and findings rows,
+    # and older nightly runs lose their report folders.  Each nightly run applies it when it
+    # ends; 0 keeps everything.
+    keep_runs: int = Field(default=30, ge=0)
 
     @model_validator(mode="after")
     def _redelivery_waits_for_the_longest_task(self) -> Settings:

@@ -138,7 +138,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core values and settings", (
         "pipelines", "pipelines.settings", "pipelines.dag", "pipelines.datamodel", "pipelines.assessment",
         "pipelines.categories", "pipelines.category_descriptions", "pipelines.logs", "pipelines.inputs",
-        "pipelines.utc", "pipelines.nightly.cron")),
+        "pipelines.utc", "pipelines.liveness", "pipelines.nightly.cron")),
     ("the pure domain", (
         "pipelines.parsers", "pipelines.stages", "pipelines.rules", "pipelines.terms", "pipelines.contract_type",
         "pipelines.sides", "pipelines.playbook", "pipelines.aggregate", "pipelines.review", "pipelines.deadlines",

@@ -39,6 +39,16 @@ def test_every_long_running_service_has_a_healthcheck_and_waits_for_the_migratio
             assert service["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
 
 
+def test_the_scheduler_and_the_watcher_are_checked_by_their_heartbeat() -> None:
+    """`kill -0 1` says only that PID 1 exists; `clausemill health` that its main loop still turns
+    (tests/test_health.py runs it against the real processes)."""
+    for name in ("scheduler", "watcher"):
+        assert SERVICES[name]["healthcheck"]["test"] == ["CMD", "clausemill", "health", name], name
+    assert [name for name, s in SERVICES.items() if "kill -0" in str(s.get("healthcheck"))] == []
+    assert "health" in cli_commands()
+    assert all(s["environment"]["CLAUSEMILL_DATA_DIR"] for s in OURS.values())  # where the heartbeats are
+
+
 def test_the_file_holds_no_secret() -> None:
     """Passwords and credentials only as ${…} from .env, in variables and in URLs alike."""
     secret_names = ("PASSWORD", "BASIC_AUTH", "SECRET", "TOKEN")
@@ -57,6 +67,25 @@ def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
     done = subprocess.run(["docker", "compose", "--env-file", str(env), "-f", str(REPO / "docker-compose.yml"), "config", "-q"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not shutil.which("docker-compose"),
+                    reason="docker-compose is not installed (Debian's package; ops/install-system-deps.sh --test installs it)")
+def test_docker_compose_config_accepts_the_file(tmp_path: Path) -> None:
+    """A real `docker-compose config` (1.29, no engine needed): the file's schema, its anchors and
+    its ${…} variables from the env file a new install copies.  Without the passwords it refuses."""
+    def config(env_file: str) -> subprocess.CompletedProcess[str]:
+        env = tmp_path / ".env"
+        env.write_text(env_file)
+        environ = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUSEMILL_", "POSTGRES_"))}
+        return subprocess.run(["docker-compose", "--env-file", str(env), "-f", str(REPO / "docker-compose.yml"),
+                               "config", "--quiet"], capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=120)
+
+    example = (REPO / "ops" / "compose.env.example").read_text()
+    done = config(example)
+    assert done.returncode == 0, done.stderr
+    refused = config(re.sub(r"(?m)^POSTGRES_PASSWORD=.*$", "", example))
+    assert refused.returncode != 0 and "set POSTGRES_PASSWORD in .env" in refused.stderr, refused.stderr
 
 
 def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tmp_path: Path) -> None:

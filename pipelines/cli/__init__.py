@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import batches, data, feedback, intake, monitoring, nightly, processes, review, stopping, users, web
+from pipelines.cli import batches, data, feedback, health, intake, monitoring, nightly, processes, prune, review, stopping, users, web
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
 
@@ -21,9 +21,9 @@ def _every_command() -> None:
 # One module per kind of use; each command is a plain function registered here, in the order
 # `clausemill --help` lists them.
 for command in (batches.audit, batches.status, batches.report, intake.watch, intake.intake,
-                nightly.nightly, nightly.scheduler,
-                processes.worker, processes.migrate, monitoring.flower, monitoring.metrics, data.samples, data.train,
-                web.serve, feedback.recalibrate):
+                nightly.nightly, nightly.scheduler, prune.prune,
+                processes.worker, processes.migrate, monitoring.flower, monitoring.metrics, health.health,
+                data.samples, data.train, web.serve, feedback.recalibrate):
     app.command()(command)
 app.add_typer(review.review, name="review")
 app.add_typer(users.users, name="users")

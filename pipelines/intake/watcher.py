@@ -43,6 +43,7 @@ from pipelines.intake.record import record_claims, record_leftover_claims
 from pipelines.intake.report import ReportsDue, write_reports
 from pipelines.intake.rules import DropFolder, Signature
 from pipelines.intake.submit import submit_due, submit_interrupted
+from pipelines.liveness import LivenessFile, Process
 from pipelines.settings import Settings
 from storage.schema import utcnow
 
@@ -83,17 +84,20 @@ class Watcher:
         self._next_rescan = 0.0
         self._reports_due = ReportsDue()
         self._stop = threading.Event()
+        self._heartbeat = LivenessFile(settings.data_dir, Process.WATCHER)  # `clausemill health watcher` reads it
 
     def run(self, stop: threading.Event) -> None:
         """Steps that fail on an outage are tried again; a claim whose row could not be written
         then waits in the work folder for the reconcile that follows the outage."""
         self._stop = stop
+        self._heartbeat.beat()
         self.reconcile()
         events = threading.Thread(target=self._watch_events, name="inbox-events", daemon=True)
         events.start()
         reconcile_due = False
         try:
             while not stop.is_set():
+                self._heartbeat.beat()  # every turn of the loop, outages included: the loop still turns
                 try:
                     if reconcile_due:
                         self.reconcile()

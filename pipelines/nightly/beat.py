@@ -33,6 +33,7 @@ from celery.signals import worker_shutting_down
 from kombu import Queue as KombuQueue
 
 from pipelines import logs
+from pipelines.liveness import LivenessFile, Process
 from pipelines.nightly.cron import Cron
 from pipelines.nightly.runs import LOG_STAGE, NightlyJob, finish_ready_runs, start_scheduled
 from pipelines.settings import Settings
@@ -175,9 +176,10 @@ class BeatLock:
         return True
 
 
-def locked_scheduler(lock: BeatLock) -> type[Scheduler]:
+def locked_scheduler(lock: BeatLock, heartbeat: LivenessFile) -> type[Scheduler]:
     """Beat's scheduler, ticking only while this process holds the beat lock.  In memory: the
-    database, not a schedule file, remembers which windows ran."""
+    database, not a schedule file, remembers which windows ran.  Every tick beats the heartbeat
+    (`clausemill health scheduler`), standing by included."""
 
     class LockedScheduler(Scheduler):
         _standing_by = False
@@ -186,6 +188,7 @@ def locked_scheduler(lock: BeatLock) -> type[Scheduler]:
             pass  # no result-backend cleanup entry: this beat sends the nightly schedule only
 
         def tick(self, *args: Any, **kwargs: Any) -> float:
+            heartbeat.beat()
             try:
                 holding = lock.acquire()
             except Exception:  # noqa: BLE001 - the database is away: try again, never let beat's thread die
@@ -245,7 +248,8 @@ def run_scheduler(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
     """Run until stopped (SIGTERM or Ctrl-C: the current task finishes first)."""
     app = scheduler_app(settings, job, cron, out, embedded_workers)
     lock = BeatLock(settings, job.schedule)
-    beat = EmbeddedService(app, thread=True, scheduler_cls=locked_scheduler(lock))
+    beat = EmbeddedService(app, thread=True,
+                           scheduler_cls=locked_scheduler(lock, LivenessFile(settings.data_dir, Process.SCHEDULER)))
     argv = ["worker", "--queues", SCHEDULE_QUEUE, "--pool", "threads", "--concurrency", "2",
             "--hostname", f"scheduler-{os.getpid()}@%h", "--loglevel", "INFO"]
     if settings.embedded:

@@ -40,7 +40,7 @@ from pipelines.producer import document_canvas
 from pipelines.reported import load_reported
 from pipelines.settings import Settings
 from pipelines.utc import as_utc, to_naive_utc
-from storage import history, repository
+from storage import history, repository, retention
 from storage.database import session_scope
 
 LOG_STAGE = "schedule"
@@ -292,6 +292,7 @@ def finish_run(settings: Settings, run_id: int, *, as_of: date | None = None,
                "trigger": summary.get("trigger"), "documents": report.audited, "changes": delta.counts(),
                "deadlines": report.deadline_counts(), "reports": str(out), "previous_batch": previous_batch}
     webhook_error = _notify_and_record(settings, run_id, payload, reports_error=reports_error)
+    retention.after_run(settings, run_id)  # keeps the last CLAUSEMILL_KEEP_RUNS runs' details
     return Finished(run_id, report, out, written, webhook_error, reports_error)
 
 

@@ -1,6 +1,7 @@
 """Batches in the browser: each one's status and progress, its failures with their reasons,
 and its reports to download, written on demand from the stored results so they always carry
-the decisions made so far (pipelines.reported.write_batch_reports)."""
+the decisions made so far (pipelines.reported.write_batch_reports).  A batch whose superseded
+audits were pruned (storage/retention.py) says how many and when."""
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from starlette.responses import Response
 
 from pipelines.datamodel import DocumentStatus
 from pipelines.reported import write_batch_reports
-from storage import repository
+from storage import repository, retention
 from storage.database import session_scope
 from web.dependencies import User
 from web.pages import render
@@ -45,10 +46,12 @@ def batch_page(request: Request, user: User, batch_id: BatchId) -> Response:
     with session_scope(request.app.state.settings.effective_database_url, write=False) as session:
         line = next(iter(repository.recent_batches(session, only=batch_id)), None)
         failed = repository.failures(session, batch_id) if line is not None else []
+        pruned, pruned_on = retention.pruned_documents(session, batch_id) if line is not None else (0, [])
     if line is None:
         raise HTTPException(status_code=404, detail=f"No batch {batch_id!r}.")
     return render(request, "batch.html", {"b": line, "failed": failed, "downloads": [n for n, _ in DOWNLOADS.values()],
-                                          "statuses": [s.value for s in DocumentStatus]})
+                                          "statuses": [s.value for s in DocumentStatus], "pruned": pruned,
+                                          "pruned_on": pruned_on})
 
 
 @pages.get("/batches/{batch_id}/{download}")
