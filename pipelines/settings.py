@@ -252,8 +252,20 @@ class Settings(BaseSettings):
         return self.broker_url or "clausemillfs://"  # workers/filesystem_broker.py
 
     @property
+    def rabbitmq(self) -> bool:
+        """The broker is RabbitMQ (AMQP): quorum queues, acknowledgements instead of a visibility timeout."""
+        return self.broker_url.startswith(("amqp://", "amqps://", "pyamqp://"))
+
+    @property
     def effective_result_backend(self) -> str:
-        return self.result_backend or f"db+sqlite:///{self.data_dir / 'celery-results.sqlite'}"
+        """Only the OCR chords store results.  In server mode with no backend named, the database
+        holds them (Celery's SQLAlchemy backend), which every host reaches; a file beside one
+        host's data folder would join no chord run on another."""
+        if self.result_backend:
+            return self.result_backend
+        if not self.embedded and self.database_url:
+            return f"db+{self.database_url}"
+        return f"db+sqlite:///{self.data_dir / 'celery-results.sqlite'}"
 
     @property
     def effective_database_url(self) -> str:

@@ -24,7 +24,7 @@ from storage.database import session_scope
 from storage.schema import utcnow
 from test_dag_embedded import assert_no_duplicate_findings, load_batch, processes_using, row_counts
 from test_dag_server import batch_done, ocr_under_way
-from workers.broker import queue_lengths, waiting_document_ids
+from workers.broker import queue_lengths, waiting
 from workers.celery_app import create_app
 from workers.heartbeat import Heartbeat
 from workers.lifecycle import reset_embedded_broker
@@ -99,7 +99,7 @@ def test_two_sweeps_at_once_send_a_stalled_document_once(embedded: Settings) -> 
     assert sorted(len(r.resent) for r in reports) == [0, 1]
     assert recoveries(embedded) == [(document, Stage.AGGREGATE, 2)]
     assert queue_lengths(embedded)["cpu"] == 1  # aggregate, chained to persist
-    assert waiting_document_ids(embedded) == {document}
+    assert waiting(embedded).documents == {document}
 
 
 def test_a_document_whose_message_waits_in_the_queue_is_left_alone(embedded: Settings) -> None:

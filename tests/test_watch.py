@@ -414,7 +414,7 @@ def test_a_restart_finishes_each_step_a_kill_interrupted(tmp_path: Path) -> None
     (the embedded broker: the messages sent wait for workers that are not started)."""
     from pipelines.intake.watcher import Watcher
     from pipelines.producer import submit_batch
-    from workers.broker import waiting_document_ids
+    from workers.broker import waiting as broker_waiting
     from workers.celery_app import create_app
     from workers.lifecycle import reset_embedded_broker
 
@@ -474,7 +474,7 @@ def test_a_restart_finishes_each_step_a_kill_interrupted(tmp_path: Path) -> None
     assert Counter(d.path for d in documents) == Counter(
         {str(p): 1 for p in (unrecorded, never_sent, not_linked, half_moved)})
     assert "lost" in batches and len(batches) == 4  # made, done, lost, and one for the unrecorded claim
-    waiting = waiting_document_ids(settings)
+    waiting = broker_waiting(settings).documents
     assert {found[name].document_id for name in ("renamed, not recorded.txt", "batch assigned.txt",
                                                  "batch created.txt")} <= waiting
     assert not (drop.work / "e").exists() and not (drop.work / "d").exists()

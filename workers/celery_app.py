@@ -30,7 +30,21 @@ TASK_ROUTES = {
 }
 
 
+def declared_queue(settings: Settings, name: str) -> KombuQueue:
+    """A queue as this broker should hold it.  On RabbitMQ, a quorum queue: replicated and
+    durable, the kind RabbitMQ recommends when messages must survive a node's restart.  Quorum
+    queues refuse a global prefetch limit, so Celery (worker_detect_quorum_queues, on by default)
+    gives each consumer its own, and sends countdowns through RabbitMQ's native delayed delivery."""
+    if settings.rabbitmq:
+        return KombuQueue(name, queue_arguments={"x-queue-type": "quorum"})
+    return KombuQueue(name)
+
+
 def broker_transport_options(settings: Settings) -> dict:
+    if settings.rabbitmq:
+        # A publish returns once RabbitMQ has the message: a broker that restarts right after
+        # cannot drop a message the sender already counted as sent.
+        return {"confirm_publish": True}
     if settings.embedded:
         folder = settings.broker_folder
         return {
@@ -63,7 +77,7 @@ def create_app(settings: Settings) -> Celery:
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
-        task_queues=[KombuQueue(str(queue)) for queue in Queue],
+        task_queues=[declared_queue(settings, str(queue)) for queue in Queue],
         task_default_queue=str(Queue.CPU),
         task_routes=TASK_ROUTES,
         # A task is acknowledged only once it has run, and a task whose worker died is put

@@ -12,8 +12,9 @@ A document is stalled when:
   - nothing has moved it for `Settings.stall_after` (45 s by default): no stage ended, no
     task started on it, and no running task's heartbeat (workers/heartbeat.py) moved its clock,
     so no task is working on it;
-  - and no message for it waits in the broker (queued, or taken and not yet acknowledged),
-    so a long queue is never mistaken for a lost message.
+  - and no message for it waits in a queue of the broker, so a long queue is never mistaken
+    for a lost message (on RabbitMQ, which cannot list its messages, no message waits in any
+    queue: workers/broker.Waiting).
 
 Each re-send is claimed with a conditional UPDATE (two sweeps at once send a document once),
 recorded in `recoveries`, and counted in the document's attempts; past
@@ -40,7 +41,7 @@ from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
 from storage.schema import utcnow
-from workers.broker import waiting_document_ids
+from workers.broker import waiting
 
 LOG_STAGE = "recovery"
 
@@ -61,10 +62,10 @@ def sweep(app: Celery, settings: Settings, now: datetime | None = None) -> Sweep
         stalled = repository.open_documents_idle_since(session, now - settings.stall_after)
     if not stalled:
         return report
-    waiting = waiting_document_ids(settings)  # raises when the broker cannot be read: guess nothing
+    queued = waiting(settings)  # raises when the broker cannot be read: guess nothing
     for document in stalled:
         resume_at = next_stage(document.completed, settings.analysers)
-        if document.id in waiting:
+        if queued.holds(document.id):
             report.waiting += 1
             continue
         if document.attempts >= settings.recovery_max_attempts:

@@ -30,7 +30,6 @@ from celery import Celery
 from celery.beat import EmbeddedService, Scheduler
 from celery.schedules import BaseSchedule, schedstate
 from celery.signals import worker_shutting_down
-from kombu import Queue as KombuQueue
 
 from pipelines import logs
 from pipelines.liveness import LivenessFile, Process
@@ -39,7 +38,7 @@ from pipelines.nightly.runs import LOG_STAGE, NightlyJob, finish_ready_runs, sta
 from pipelines.settings import Settings
 # Imported with this module, not when the scheduler starts: a SIGTERM that lands while a
 # native extension (pikepdf) initialises aborts the interpreter instead of stopping it.
-from workers.celery_app import TASK_ROUTES, create_app
+from workers.celery_app import TASK_ROUTES, create_app, declared_queue
 from workers.recovery import SweepLoop
 
 if TYPE_CHECKING:
@@ -218,7 +217,7 @@ def scheduler_app(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
     """The pipeline's app plus the schedule's queue, tasks and beat entries.  The finishing
     entry also restarts an embedded worker that died (the sweep re-sends what it held)."""
     app = create_app(settings)
-    app.conf.task_queues = [*app.conf.task_queues, KombuQueue(SCHEDULE_QUEUE)]
+    app.conf.task_queues = [*app.conf.task_queues, declared_queue(settings, SCHEDULE_QUEUE)]
     app.conf.task_routes = {**TASK_ROUTES, "clausemill.schedule.*": {"queue": SCHEDULE_QUEUE}}
 
     @app.task(name=START_TASK, shared=False, ignore_result=True)
