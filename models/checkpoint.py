@@ -22,10 +22,10 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from models.backbone import BACKBONE_NAME
+from models.checkpoint_version import DEFAULT_CHECKPOINT
 from models.config import ModelConfig
 from models.network import ClauseNetwork
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoint" / "clause_experts.safetensors"
 FORMAT = "clausemill-clause-experts/1"
 BACKBONE_PREFIX = "backbone."  # fine-tuned backbone tensors, beside the network's
 SCALE_SUFFIX = ".row_scale"  # an int8 matrix's fp32 scale per row

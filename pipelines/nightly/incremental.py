@@ -72,16 +72,11 @@ def model_version(settings: Settings) -> str:
     loading the weights; NO_MODEL when audits run on rules alone."""
     if not settings.model_enabled:
         return NO_MODEL
-    from safetensors import safe_open
+    from models.checkpoint_version import DEFAULT_CHECKPOINT, checkpoint_version
 
-    path = settings.model_checkpoint
-    if path is None:
-        from models.checkpoint import DEFAULT_CHECKPOINT
-
-        path = DEFAULT_CHECKPOINT
+    path = settings.model_checkpoint or DEFAULT_CHECKPOINT
     try:
-        with safe_open(str(path), framework="numpy") as checkpoint:
-            return (checkpoint.metadata() or {})["version"]
+        return checkpoint_version(path)
     except (OSError, KeyError) as error:
         raise RuntimeError(f"cannot read the model version from {path}: {error}; set CLAUSEMILL_MODEL_ENABLED=false "
                            "to audit without the model") from None

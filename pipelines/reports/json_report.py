@@ -37,5 +37,8 @@ def report_dict(batch: BatchResult, assessed: list[Assessed], summary: dict, pla
 
 
 def write_json(report: dict, path: Path) -> Path:
-    path.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    """One line, no indentation: Python encodes indented JSON in pure Python, ten times slower
+    than its C encoder, which cost an unchanged nightly run a quarter of its time.  `jq .
+    report.json` shows it indented."""
+    path.write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
     return path
