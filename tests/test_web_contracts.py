@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 import lxml.html
@@ -24,6 +24,7 @@ from pipelines.review.decisions import question_of
 from pipelines.review.queue import decide
 from storage import schema
 from storage.database import session_scope
+from storage.schema import utcnow
 from test_web_auth import Server, serve_audited
 from test_web_items import CHROMIUM, reviewer_page
 
@@ -89,7 +90,9 @@ def test_a_reviewers_yes_moves_the_contracts_level_on_the_page(server: Server) -
                                 .order_by(schema.ReviewItem.priority.desc())).all()
         item, document = next((i, d) for i, d in found if question_of(i.evidence) == "presence" and
                               i.category in risky and i.evidence["confidence"] < 0.5 and d.risk_level != "critical")
-        decide(session, item.id, "lee", "accept", item.version, datetime(2026, 12, 7, 9))
+        # Now, not a fixed date: the contracts page picks up decisions made since its last
+        # refresh, which happened moments ago (a fixed time of day already past never counts).
+        decide(session, item.id, "lee", "accept", item.version, utcnow())
         filename, document_id = document.filename, document.id
     with server.login("lee") as lee:
         page = lee.get(f"/contracts/{document_id}").text
