@@ -25,12 +25,12 @@ timeout of an hour), except the model: it is off, as in the other fault tests, s
 seconds of work on two cores.  The gpu worker on w1 still starts (and loads the model), but gets
 no task, so "gpu on one host" is nominal here.
 
-The broker is the cluster fixture's parameter: Redis in `make test`; with
-CLAUSEMILL_MULTIHOST_BROKERS=redis,rabbitmq (or rabbitmq) also a private RabbitMQ node on the
-broker host (its own node name, data and logs in a folder of the test's, epmd started by the node
-inside the namespace; up in about 5 s here) with no result backend named, so the chords' results
-go to PostgreSQL.  A fault that makes a worker exit fails its test (a known bug as its own class,
-xfail where the test says so); the next test starts that worker again, as a supervisor would.
+The broker is the cluster fixture's parameter, both in `make test`: Redis, then a private RabbitMQ
+node on the broker host (its own node name, data and logs in a folder of the test's, epmd started
+by the node inside the namespace; up in about 5 s here) with no result backend named, so the
+chords' results go to PostgreSQL.  CLAUSEMILL_MULTIHOST_BROKERS=redis (or rabbitmq) runs one.  A
+fault that makes a worker exit fails its test; the next test starts that worker again, as a
+supervisor would.
 """
 from __future__ import annotations
 
@@ -483,9 +483,8 @@ class Cluster:
         return f"{done} done, {len(documents) - done} failed"
 
 
-BROKERS_UNDER_TEST = os.environ.get("CLAUSEMILL_MULTIHOST_BROKERS", "redis").split(",")
-"""Redis in `make test`: each broker adds about 4 minutes, and CI must stay under 30.  The
-RabbitMQ variant runs with CLAUSEMILL_MULTIHOST_BROKERS=redis,rabbitmq (or rabbitmq)."""
+BROKERS_UNDER_TEST = os.environ.get("CLAUSEMILL_MULTIHOST_BROKERS", "redis,rabbitmq").split(",")
+"""Both brokers in `make test`, about 4 and 3 minutes here."""
 
 
 @pytest.fixture(scope="module", params=BROKERS_UNDER_TEST)
@@ -551,37 +550,6 @@ class WorkerExited(AssertionError):
     """A worker whose host lives exited of itself during a fault."""
 
 
-class RedisTransportCrash(WorkerExited):
-    """'Unrecoverable error: AttributeError("'NoneType' object has no attribute 'hostname'")'
-    when the Redis broker goes away (celery 5.7, kombu 5.7, redis-py 8.2).
-
-    On losing the broker the consumer first collects the connection (`Consumer.
-    on_connection_error_after_connected` -> `kombu.Connection.collect`): closing the channel that
-    was polling BRPOP can fail on the dead socket, leaving it open while the transport is
-    released (its `client` set to None).  The consumer then closes the connection; that channel's
-    close restores the messages the worker holds unacknowledged, and building a Redis client for
-    it reads the released transport's `client`.  AttributeError is no connection error, so the
-    worker stops.  It takes a worker holding an unacknowledged task when the broker goes away,
-    and depends on which socket sees the loss first: 4 runs in 4 of this test alone here (two cpu
-    workers up), 0 in 4 of the whole suite (w2 gone by then), 0 in 2 of test_recovery's one host."""
-
-
-class PidboxLocked(WorkerExited):
-    """'Unrecoverable error: ResourceLocked(405, "RESOURCE_LOCKED - cannot obtain exclusive access
-    to locked queue 'cpu@w1.celery.pidbox'")' on RabbitMQ: a host cut off for longer than the
-    heartbeat reconnects at once when it is back, and redeclares its exclusive control queue
-    while RabbitMQ still holds it for the connection it has not yet dropped; Celery takes the
-    refusal for fatal and the worker stops (both of w1's, 3 runs in 3 here).  Started again, it
-    stops the same way until RabbitMQ drops that connection."""
-
-
-KNOWN_EXITS: dict[type[WorkerExited], str] = {
-    RedisTransportCrash: "AttributeError(\"'NoneType' object has no attribute 'hostname'\")",
-    PidboxLocked: "RESOURCE_LOCKED - cannot obtain exclusive access to locked queue",
-}
-"""Each known way a worker exits, and what its log's 'Unrecoverable error' line says."""
-
-
 def unrecoverable_error(log: Path) -> str:
     """The error that ended a worker, from its log."""
     lines = [line for line in log.read_text(errors="replace").splitlines() if "Unrecoverable error" in line]
@@ -589,21 +557,9 @@ def unrecoverable_error(log: Path) -> str:
 
 
 def fail_for_dead(died: dict[str, str]) -> None:
-    """Workers that exited of themselves fail the test, as the known bug's class when it is one."""
-    if not died:
-        return
-    message = f"{', '.join(died)} exited: {died}"
-    for kind, sign in KNOWN_EXITS.items():
-        if all(sign in error for error in died.values()):
-            raise kind(message)
-    raise WorkerExited(message)
-
-
-def expect_bug(request: pytest.FixtureRequest, cluster: Cluster, broker: type, bug: type[WorkerExited], strict: bool,
-               reason: str) -> None:
-    """On `broker`, the test is expected to fail with `bug`, a known bug of the product."""
-    if isinstance(cluster.broker, broker):
-        request.applymarker(pytest.mark.xfail(raises=bug, strict=strict, reason=f"bug ({bug.__name__}): {reason}"))
+    """Workers that exited of themselves fail the test, with what ended each."""
+    if died:
+        raise WorkerExited(f"{', '.join(died)} exited: {died}")
 
 
 def wait_for_ocr(cluster: Cluster, host: str) -> None:
@@ -612,14 +568,11 @@ def wait_for_ocr(cluster: Cluster, host: str) -> None:
 
 
 def test_a_worker_host_cut_off_for_90_s_rejoins_and_the_batch_completes(
-        cluster: Cluster, expected: dict[str, str], request: pytest.FixtureRequest) -> None:
+        cluster: Cluster, expected: dict[str, str]) -> None:
     """w1's link down while it reads a page of the scan: its tasks can reach neither the broker
     nor the database.  w2's sweep takes w1's documents for lost once their heartbeats stop
     (45 s) and sends them again; w1's stale task writes when it is back, and replaces rather
     than duplicates."""
-    expect_bug(request, cluster, RabbitmqBroker, PidboxLocked, strict=True, reason=(
-        "both of w1's workers exit when w1 is back, 'Unrecoverable error: ResourceLocked(405, RESOURCE_LOCKED ... "
-        "locked queue 'cpu@w1.celery.pidbox')': the batch ends, the host's workers do not come back"))
     sent = cluster.submit("partition")
     wait_for_ocr(cluster, "w1")
     hit = time.monotonic()
@@ -638,7 +591,7 @@ def test_a_worker_host_cut_off_for_90_s_rejoins_and_the_batch_completes(
         outcome = cluster.check("partition", expected)
     except WorkerExited as exited:
         record(cluster, "w1 cut off the network for 90 s", "partition", sent, hit, over, finished,
-               f"workers exited ({type(exited).__name__})", str(exited).split(":")[0])
+               "workers exited", str(exited).split(":")[0])
         raise
     assert recovery_count(cluster.url, "partition") >= 1, "nothing of w1's was taken for lost: the cut missed the batch"
     record(cluster, "w1 cut off the network for 90 s", "partition", sent, hit, over, finished, outcome,
@@ -679,15 +632,11 @@ def test_a_postgresql_restart_mid_batch_loses_nothing(cluster: Cluster, expected
 
 
 def test_a_broker_restart_mid_batch_is_repaired_by_the_workers_sweep(
-        cluster: Cluster, expected: dict[str, str], request: pytest.FixtureRequest) -> None:
+        cluster: Cluster, expected: dict[str, str]) -> None:
     """The broker killed and started again.  Redis: every queued message and OCR chord counter
     gone; the workers reconnect and sweep once the stall limit has passed (45 s), re-sending what
     nothing works on.  RabbitMQ: the quorum queues keep every message on disk, and what the
     workers held unacknowledged is delivered again."""
-    expect_bug(request, cluster, RedisBroker, RedisTransportCrash, strict=False, reason=(
-        "a worker holding an unacknowledged task may exit when Redis goes away, 'Unrecoverable error: "
-        "AttributeError(\"'NoneType' object has no attribute 'hostname'\")' in kombu's Redis transport; with w2 "
-        "lost no cpu worker is left and the batch never ends.  Not strict: a race that some runs miss"))
     sent = cluster.submit("broker-restart")
     wait_for_ocr(cluster, "w1")
     hit = time.monotonic()
@@ -701,6 +650,6 @@ def test_a_broker_restart_mid_batch_is_repaired_by_the_workers_sweep(
         outcome = cluster.check("broker-restart", expected)
     except WorkerExited as exited:
         record(cluster, "broker killed and started again", "broker-restart", sent, hit, over, finished,
-               f"a worker exited ({type(exited).__name__})", str(exited).split(":")[0])
+               "a worker exited", str(exited).split(":")[0])
         raise
     record(cluster, "broker killed and started again", "broker-restart", sent, hit, over, finished, outcome)

@@ -186,6 +186,35 @@ def start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
     return redis
 
 
+def test_a_channel_closed_after_redis_died_raises_a_connection_error_the_worker_survives(tmp_path: Path) -> None:
+    """The way a broker restart stopped a worker for good (tests/test_multihost.py met it): two
+    channels hold a message each unacknowledged, Redis dies, and the consumer collects its
+    connection.  The first channel's restore fails, kombu releases the transport with the other
+    channel still open; closing that one later must fail as a connection error, which Celery
+    ignores and reconnects after, not as the AttributeError that ends the worker."""
+    port = free_port()
+    redis = start_redis(port, tmp_path)
+    app = create_app(Settings(data_dir=tmp_path / "data", broker_url=f"redis://127.0.0.1:{port}/0",
+                              database_url=f"sqlite:///{tmp_path / 'db.sqlite'}"))
+    connection = app.connection_for_read()
+    try:
+        channels = []
+        for queue in ("first", "second"):
+            channel = connection.channel()
+            channel.queue_declare(queue)
+            channel.basic_publish(channel.prepare_message("{}"), "", queue)
+            assert channel.basic_get(queue, no_ack=False) is not None
+            channels.append(channel)
+        redis.kill()
+        redis.wait()
+        connection.collect()
+        assert connection._transport is None, "the collect did not release the transport: the scenario did not happen"
+        with pytest.raises(tuple(connection.connection_errors)):
+            channels[0].close()
+    finally:
+        redis.kill()
+
+
 def test_a_redis_restart_mid_batch_is_repaired_within_two_minutes_with_nobody_waiting(
         sample_dir: Path, server_env: dict[str, str], start_worker, tmp_path: Path) -> None:
     """Issue 43's measurement, at default recovery settings: Redis killed mid-batch (every queued

@@ -21,6 +21,7 @@ from pipelines.dag import Queue
 from pipelines.settings import Settings, get_settings
 from storage.database import dispose_engines
 from workers import filesystem_broker  # noqa: F401  (registers the embedded broker's URL scheme)
+from workers import redis_transport
 from workers.model_batcher import GpuModel
 from workers.tasks import register_tasks
 
@@ -98,6 +99,16 @@ def create_app(settings: Settings) -> Celery:
         worker_send_task_events=not settings.embedded,
         task_send_sent_event=not settings.embedded,
     )
+    if settings.effective_broker_url.startswith("redis://"):
+        app.conf.broker_transport = redis_transport.NAME
+    if settings.rabbitmq:
+        # Each worker's control queue (its pidbox) durable and shared rather than exclusive to one
+        # connection.  A host cut off the network reconnects as soon as it is back, while
+        # RabbitMQ still holds its old connection until the heartbeat gives up on it; an
+        # exclusive queue refuses the new connection (405 RESOURCE_LOCKED) and Celery stops the
+        # worker for good.  The queue is deleted 10 s after its last consumer goes
+        # (control_queue_expires); RabbitMQ 4 deprecates transient shared queues, hence durable.
+        app.conf.update(control_queue_exclusive=False, control_queue_durable=True)
     if settings.effective_result_backend.startswith("db+sqlite"):
         app.conf.database_engine_options = {"connect_args": {"timeout": 60}}
     model = GpuModel(settings)
