@@ -115,6 +115,11 @@ class Settings(BaseSettings):
     recovery_margin_s: int = Field(default=15, ge=0)
     recovery_max_attempts: int = 3
     recovery_interval_s: float = Field(default=15.0, gt=0)
+    # With more messages than this queued, a sweep lists none of them and leaves every quiet
+    # document alone until the queues are shorter: a long queue is the work left, and listing
+    # 20,000 messages (and reading as many quiet documents) took 1.4 s of a worker's event loop
+    # at every sweep.  A message lost meanwhile is found when the queues come under it.
+    recovery_list_limit: int = Field(default=1000, ge=0)
 
     # The drop folder (`clausemill watch`): a full rescan besides file-system events, files
     # taken once their size and mtime are stable, grouped into batches of files arriving close

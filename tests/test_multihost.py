@@ -22,8 +22,8 @@ file, written there as a table (docs/RELIABILITY.md, "Several hosts", has it).
 
 Default settings throughout (the recovery sweep's, the stages' time limits, Redis's visibility
 timeout of an hour), except the model: it is off, as in the other fault tests, so a batch is
-seconds of work on two cores.  The gpu worker on w1 still starts (and loads the model), but gets
-no task, so "gpu on one host" is nominal here.
+seconds of work on two cores.  The gpu worker on w1 still starts, but loads no model and gets no
+task, so "gpu on one host" is nominal here.
 
 The broker is the cluster fixture's parameter, both in `make test`: Redis, then a private RabbitMQ
 node on the broker host (its own node name, data and logs in a folder of the test's, epmd started

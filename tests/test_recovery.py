@@ -112,6 +112,24 @@ def test_a_document_whose_message_waits_in_the_queue_is_left_alone(embedded: Set
     assert len(recoveries(embedded)) == 1
 
 
+def test_a_long_queue_holds_the_sweep_until_it_is_shorter(embedded: Settings) -> None:
+    """Above recovery_list_limit queued messages the sweep lists nothing and sends nothing: the
+    queue is the work left.  A document lost meanwhile is sent once the queue is short."""
+    settings = embedded.model_copy(update={"recovery_list_limit": 1, "recovery_max_attempts": 3})
+    queued_ids = stalled_batch(settings, {"ingest": 0.1}, documents=2)
+    app = create_app(settings)
+    assert sweep(app, settings).resent == {i: Stage.EXTRACT for i in queued_ids}  # two messages now queued
+    with session_scope(settings.effective_database_url) as session:
+        [lost] = repository.create_batch(session, "lost", [Path("/contracts/lost.pdf")], {})
+        session.execute(update(schema.Document).where(schema.Document.id == lost).values(
+            status=DocumentStatus.RUNNING, timings={"ingest": 0.1}))
+    make_idle(settings, [*queued_ids, lost], 600)
+    held = sweep(app, settings)
+    assert (held.resent, held.waiting, held.held) == ({}, 0, 2)
+    reset_embedded_broker(settings)  # the queue drained (here: emptied) and nothing came back
+    assert sweep(app, settings).resent == {i: Stage.EXTRACT for i in [*queued_ids, lost]}
+
+
 def test_a_document_that_moved_recently_is_not_stalled(embedded: Settings) -> None:
     stalled_batch(embedded, {"ingest": 0.1}, idle_s=20)  # under 3 heartbeats of 10 s + 5 s
     assert sweep(create_app(embedded), embedded).resent == {}

@@ -115,8 +115,9 @@ def create_app(settings: Settings) -> Celery:
     register_tasks(app, settings, model)
 
     def load_model_before_consuming(sender: Any, **_: Any) -> None:
-        """The gpu worker's start hook: the first document must not wait for the model."""
-        if sender.app is app and str(Queue.GPU) in (app.amqp.queues.consume_from or {}):
+        """The gpu worker's start hook: the first document must not wait for the model (and with
+        the model off, no document asks for it: nothing is loaded)."""
+        if sender.app is app and settings.model_enabled and str(Queue.GPU) in (app.amqp.queues.consume_from or {}):
             model.load()
 
     worker_init.connect(load_model_before_consuming, weak=False)

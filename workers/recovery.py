@@ -14,7 +14,9 @@ A document is stalled when:
     so no task is working on it;
   - and no message for it waits in a queue of the broker, so a long queue is never mistaken
     for a lost message (on RabbitMQ, which cannot list its messages, no message waits in any
-    queue: workers/broker.Waiting).
+    queue: workers/broker.Waiting).  With more than `recovery_list_limit` messages queued the
+    sweep reads neither the broker's messages nor the database: every document is left alone
+    until the queues are shorter.
 
 Each re-send is claimed with a conditional UPDATE (two sweeps at once send a document once),
 recorded in `recoveries`, and counted in the document's attempts; past
@@ -41,7 +43,7 @@ from pipelines.settings import Settings
 from storage import repository
 from storage.database import session_scope
 from storage.schema import utcnow
-from workers.broker import waiting
+from workers.broker import queue_lengths, waiting
 
 LOG_STAGE = "recovery"
 
@@ -51,6 +53,7 @@ class SweepReport:
     resent: dict[int, Stage] = field(default_factory=dict)  # document id -> the stage it resumes at
     failed: dict[int, str] = field(default_factory=dict)  # document id -> reason
     waiting: int = 0  # stalled-looking documents left alone: their message is in the broker
+    held: int = 0  # messages queued when the sweep left every document alone (the queues were long)
 
 
 def sweep(app: Celery, settings: Settings, now: datetime | None = None) -> SweepReport:
@@ -58,6 +61,10 @@ def sweep(app: Celery, settings: Settings, now: datetime | None = None) -> Sweep
     now = now or utcnow()
     report = SweepReport()
     url = settings.effective_database_url
+    queued_now = sum(queue_lengths(settings).values())  # cheap on every broker; raises when it cannot be read
+    if queued_now > settings.recovery_list_limit or (queued_now and settings.rabbitmq):
+        report.held = queued_now
+        return report
     with session_scope(url, write=False) as session:
         stalled = repository.open_documents_idle_since(session, now - settings.stall_after)
     if not stalled:
