@@ -24,8 +24,6 @@ from storage.schema import utcnow
 _CHUNK = 500
 """Ids per IN (...) list: far below SQLite's variable limit."""
 
-_CARRIED_FINDING_COLUMNS = ("producer", "category", "text", "start", "end", "page", "box", "confidence", "source",
-                            "version", "severity", "value", "note")
 _CARRIED_REVIEW_COLUMNS = ("category", "reason", "priority", "severity", "status", "evidence", "created_at")
 
 
@@ -191,8 +189,12 @@ def audits_with_fingerprints(session: Session, fingerprints: Iterable[str], *, e
 
 def carry_over(session: Session, document_id: int, source_id: int, sha256: str | None) -> bool:
     """Give a pending document the results of an earlier audit of the same fingerprint: its
-    outcome, assessment and risk, its findings of every producer and its review items (with
-    their review status).  False, and nothing written, when the document no longer waits."""
+    outcome and risk, and its review items (with their review status) copied; its findings,
+    stored assessment and pages stay with the audit that made them, which `carried_from`
+    names and every reader follows (storage/repository.results_of).  A 100,000-contract night
+    carries most of its contracts, and copying each one's findings (its model's ranked tail,
+    some 1,450 rows and 0.65 MB) was nearly all of its planning time and of its writes
+    (docs/BENCHMARKS.md).  False, and nothing written, when the document no longer waits."""
     target = session.get(schema.Document, document_id, with_for_update=True)
     source = session.get(schema.Document, source_id)
     if target is None or source is None or target.status is not DocumentStatus.PENDING:
@@ -200,9 +202,8 @@ def carry_over(session: Session, document_id: int, source_id: int, sha256: str |
     target.status, target.stage, target.reason = source.status, source.stage or Stage.PERSIST, source.reason
     target.sha256 = source.sha256 or sha256
     target.kind, target.size_bytes, target.page_count = source.kind, source.size_bytes, source.page_count
-    target.assessment, target.risk_score, target.risk_level = source.assessment, source.risk_score, source.risk_level
+    target.risk_score, target.risk_level = source.risk_score, source.risk_level
     target.timings, target.carried_from = {}, source.carried_from or source.id
-    _copy_rows(session, schema.Finding, _CARRIED_FINDING_COLUMNS, source_id, document_id)
     _copy_rows(session, schema.ReviewItem, _CARRIED_REVIEW_COLUMNS, source_id, document_id)
     return True
 

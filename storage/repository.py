@@ -407,10 +407,19 @@ def replace_findings(session: Session, document_id: int, producer: str, findings
         ])
 
 
+def results_of(document: schema.Document) -> int:
+    """The document whose audit results (pages, findings, stored assessment) this one shows:
+    the audit its results were carried from (storage/history.carry_over copies none of them),
+    else itself."""
+    return document.carried_from or document.id
+
+
 def load_findings(session: Session, document_id: int, producers: Iterable[str] | None = None) -> list[dm.Finding]:
+    """The document's findings of these producers; a carried document's are its audit's (results_of)."""
     F = schema.Finding  # columns, not ORM objects: an analyser's findings run to hundreds of rows
+    audit = select(_ROOT).where(schema.Document.id == document_id).scalar_subquery()
     query = (select(F.category, F.text, F.start, F.end, F.page, F.confidence, F.source, F.version, F.box, F.severity,
-                    F.value, F.note, F.detail).where(F.document_id == document_id))
+                    F.value, F.note, F.detail).where(F.document_id == audit))
     if producers is not None:
         query = query.where(F.producer.in_(list(producers)))
     rows = session.execute(query.order_by(F.start, F.category, F.id))
@@ -547,11 +556,26 @@ def batch_options(session: Session, batch_id: str) -> dict:
     return dict(options)
 
 
+def stored_assessments(session: Session, documents: Iterable[schema.Document]) -> dict[int, dict]:
+    """Each document's stored assessment by id, a carried document's read from its audit
+    (results_of); documents with none are left out.  Their `assessment` column loaded."""
+    documents = list(documents)
+    stored = {d.id: d.assessment for d in documents if d.assessment}
+    audits = {d.id: d.carried_from for d in documents if d.id not in stored and d.carried_from}
+    wanted = sorted(set(audits.values()))
+    found: dict[int, dict] = {}
+    for start in range(0, len(wanted), 500):  # far below SQLite's variable limit
+        found |= dict(session.execute(select(schema.Document.id, schema.Document.assessment)
+                                      .where(schema.Document.id.in_(wanted[start:start + 500]))).all())
+    stored |= {i: found[audit] for i, audit in audits.items() if found.get(audit)}
+    return stored
+
+
 def load_assessments(session: Session, batch_id: str) -> dict[int, dict]:
     """Stored assessments by document id; a duplicate shares its original's."""
     documents = session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id)
                                 .options(undefer(schema.Document.assessment))).all()
-    stored = {d.id: d.assessment for d in documents if d.status is DocumentStatus.DONE and d.assessment}
+    stored = stored_assessments(session, [d for d in documents if d.status is DocumentStatus.DONE])
     for d in documents:
         if d.status is DocumentStatus.DUPLICATE and d.duplicate_of in stored:
             stored[d.id] = stored[d.duplicate_of]
@@ -590,7 +614,7 @@ def _document_result(session: Session, d: schema.Document, source: schema.Docume
     return dm.DocumentResult(
         id=d.id, filename=d.filename, path=d.path, status=source.status, stage=source.stage, reason=source.reason,
         sha256=d.sha256, kind=d.kind, size_bytes=d.size_bytes, page_count=d.page_count,
-        ocr_pages=ocr_page_count(session, source.id), timings=dict(d.timings or {}),
+        ocr_pages=ocr_page_count(session, results_of(source)), timings=dict(d.timings or {}),
         findings=load_findings(session, source.id, analysers) if analysers else [],
         risk_score=source.risk_score, risk_level=source.risk_level, duplicate_of=duplicate_of,
         notes=list(source.notes or []),
@@ -602,9 +626,10 @@ def load_documents(session: Session, document_ids: Iterable[int], analysers: Ite
     """(batch id, result, stored assessment) of each document, its analysers' findings loaded
     only when it is in `with_findings` (the portfolio needs them for a reviewed contract)."""
     documents = session.scalars(select(schema.Document).where(schema.Document.id.in_(list(document_ids)))
-                                .options(undefer(schema.Document.assessment)).order_by(schema.Document.id))
+                                .options(undefer(schema.Document.assessment)).order_by(schema.Document.id)).all()
+    stored = stored_assessments(session, documents)
     return [(d.batch_id, _document_result(session, d, d, list(analysers) if d.id in with_findings else []),
-             d.assessment or {}) for d in documents]
+             stored.get(d.id, {})) for d in documents]
 
 
 def latest_calibration(session: Session) -> Calibration | None:

@@ -1,8 +1,9 @@
 """Retention: the last runs keep everything; older runs keep their record, not their working material.
 
 Every nightly run adds a batch: the contracts that changed are audited again (pages, segments,
-findings), and every other contract's results are carried into the new batch (its findings
-and its stored assessment copied, storage/history.carry_over).  A document that a later audit
+findings), and every other contract's results are carried into the new batch (its outcome and
+review items copied; its findings, pages and stored assessment read through `carried_from`
+from the audit that made them, storage/history.carry_over).  A document that a later audit
 of the same contract superseded is then kept only as a record, once its batch is older than
 the last `keep_runs` batches of its kind (nightly, audit, watch):
 

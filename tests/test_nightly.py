@@ -33,7 +33,7 @@ from pipelines.playbook import load_playbook
 from pipelines.review.queue import decide
 from pipelines.samples import SyntheticContract, generate_contract, write_txt
 from pipelines.settings import Settings
-from storage import history, metrics_queries, schema
+from storage import history, metrics_queries, repository, schema
 from storage.database import session_scope
 from workers.outcome import Fail, Limits, outcome
 
@@ -357,7 +357,8 @@ def present_findings(url: str, document_id: int) -> Counter[tuple[str, str]]:
     from pipelines.playbook.values import normalize
 
     with session_scope(url, write=False) as session:
-        stored = session.get(schema.Document, document_id).assessment
+        document = session.get(schema.Document, document_id)
+        stored = repository.stored_assessments(session, [document])[document_id]  # a carried one's is its audit's
     assessment = DocumentAssessment.from_dict(stored)
     return Counter((f.finding.category, normalize(f.finding.text[:300])) for f in assessment.present())
 
@@ -411,10 +412,16 @@ def test_nightly_runs_audit_only_what_changed_and_report_the_delta_and_deadlines
         sources = {d.id: d for d in session.scalars(select(schema.Document).where(schema.Document.batch_id == first_batch))}
         finding_counts = {document_id: n for document_id, n in session.execute(
             select(schema.Finding.document_id, func.count()).group_by(schema.Finding.document_id))}
+        read = {d.id: repository.load_findings(session, d.id) for d in carried}
+        assessments = repository.load_assessments(session, second_batch)
+        assessed = repository.load_assessments(session, first_batch)
         assert [run.state for run in runs] == [RunState.DONE, RunState.DONE]
         assert session.get(schema.Batch, second_batch).origin is BatchOrigin.NIGHTLY
     assert all(d.status is DocumentStatus.DONE and d.carried_from in sources and not d.timings for d in carried)
-    assert all(finding_counts[d.id] == finding_counts[d.carried_from] > 0 for d in carried)
+    # Carried by reference: no findings rows copied; each reads its audit's findings and assessment.
+    assert all(d.id not in finding_counts and finding_counts[d.carried_from] > 0 for d in carried)
+    assert all(len(read[d.id]) == finding_counts[d.carried_from] for d in carried)
+    assert all(assessments[d.id] == assessed[d.carried_from] for d in carried)
     assert all(d.fingerprint == sources[d.carried_from].fingerprint and d.risk_level == sources[d.carried_from].risk_level
                for d in carried)
 

@@ -211,9 +211,12 @@ def test_prune_keeps_latest_audits_and_decisions_and_drops_superseded_details(em
     for i in expected:
         assert_pruned(before[i], after[i])
     assert before[ids[first, "c.txt"]]["pages"] and before[ids[first, "c.txt"]]["segments"]
-    assert any(len(before[i]["assessment"]["findings"]) > len(after[i]["assessment"]["findings"]) for i in expected)
+    assert any(len(before[i]["assessment"]["findings"]) > len(after[i]["assessment"]["findings"])
+               for i in expected if before[i]["assessment"])  # a carried document stores none of its own
     assert record(url) == kept_record  # rows, statuses, clocks, items and decisions: all as they were
-    assert sqlite_in_use(url) < in_use * 0.85, (in_use, sqlite_in_use(url))
+    # c's first audit's pages, segments and findings rows, and the candidates of both: 13% of this
+    # small database here (carried documents hold no findings of their own to free).
+    assert sqlite_in_use(url) < in_use * 0.92, (in_use, sqlite_in_use(url))
     assert not folders[0].exists() and not folders[1].exists() and folders[2].is_dir()
     assert (out / "latest").resolve() == folders[2].resolve() and (folders[2] / "report.html").exists()
     with session_scope(url, write=False) as session:

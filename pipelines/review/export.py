@@ -123,14 +123,14 @@ def write_training(session: Session, folder: Path, batch_id: str | None = None) 
     txt/, spans.jsonl): each document's text as the pipeline read it, so the offsets hold.
     Returns (documents, spans).  A contract audited in several batches is written once, with
     the labels of all of them (the later decision wins)."""
-    from storage.repository import load_pages
+    from storage.repository import load_pages, results_of
 
     (folder / "txt").mkdir(parents=True, exist_ok=True)
     by_sha: dict[str, tuple[str, str, dict[tuple[str, int, int], dict], str]] = {}
     for document, spans in training_rows(session, batch_id):
         key = document.sha256 or f"document-{document.id}"
         if key not in by_sha:
-            text, _ = document_text(load_pages(session, document.id))
+            text, _ = document_text(load_pages(session, results_of(document)))
             name = f"{key[:12]}-{Path(document.filename).stem}"
             by_sha[key] = (name, text, {}, document.filename)
         name, text, labels, _ = by_sha[key]

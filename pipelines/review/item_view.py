@@ -33,7 +33,7 @@ from pipelines.terms.parties import format_parties
 from pipelines.terms.renewal import kind_of
 from pipelines.review.double_review import reviews_needed
 from pipelines.utc import as_utc
-from storage.repository import trail
+from storage.repository import results_of, stored_assessments, trail
 from storage.schema import Document, Page, ReviewItem
 
 CONTEXT_CHARS = 600
@@ -190,14 +190,14 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
     assert document is not None  # the foreign key cascades
     evidence = dict(item.evidence or {})
     start, end, page = _int(evidence.get("start")), _int(evidence.get("end")), _int(evidence.get("page"))
-    pages = list(session.execute(select(Page.number, Page.text, Page.words).where(Page.document_id == document.id)
-                                 .order_by(Page.number)))
+    pages = list(session.execute(select(Page.number, Page.text, Page.words)
+                                 .where(Page.document_id == results_of(document)).order_by(Page.number)))
     text = PAGE_SEPARATOR.join(p.text for p in pages)
     spanned = start is not None and end is not None and 0 <= start < end <= len(text)
     quote = text[start:end] if spanned else str(evidence.get("text", ""))
     before, after = (_context_before(text, start), _context_after(text, end)) if spanned else ("", "")
     before_cut, after_cut = spanned and start - len(before) > 0, spanned and end + len(after) < len(text)
-    assessment = dict(document.assessment or {})
+    assessment = dict(stored_assessments(session, [document]).get(document.id, {}))
     quoted = Finding(item.category, quote, start or 0, end or 0, page or 1, 0.0, "", "")
     merged = _finding_on(quoted, [m["finding"] for m in assessment.get("findings", [])])
     issue = _issue_on(quoted, assessment.get("issues", []))
@@ -285,9 +285,11 @@ def page_words(session: Session, item_id: int, visible_to: str | None, number: i
     item = session.scalars(select(ReviewItem).where(ReviewItem.id == item_id, *visible(visible_to))).first()
     if item is None:
         raise LookupError(f"no review item {item_id}")
+    document = session.get(Document, item.document_id)
+    assert document is not None  # the foreign key cascades
     offset = 0
     for row in session.execute(select(Page.number, Page.text, Page.words, Page.width, Page.height)
-                               .where(Page.document_id == item.document_id).order_by(Page.number)):
+                               .where(Page.document_id == results_of(document)).order_by(Page.number)):
         if row.number == number:
             words = [Word(offset + w[1], offset + w[2], w[3], w[4], w[5], w[6], str(w[0])) for w in row.words]
             return PageWords(number, row.width, row.height, words)
