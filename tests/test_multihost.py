@@ -361,6 +361,8 @@ class Cluster:
     contracts: Path
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     """Worker node name (queue@host) -> its process, while its host lives."""
+    busy: str = "not asked yet"
+    """Why the cluster was not idle when last asked (`idle`)."""
 
     @property
     def url(self) -> str:
@@ -412,16 +414,22 @@ class Cluster:
 
     def idle(self) -> bool:
         """Nothing queued and no worker running a task: what a fault set going has ended, so
-        the batch's rows are final (a cut-off host's stale task may still write when it is back)."""
+        the batch's rows are final (a cut-off host's stale task may still write when it is back).
+        Why not, when not, in `self.busy`: the message of a wait that times out."""
         fail_for_dead(self.died())  # a dead worker never answers: say why now
         app = Celery(broker=self.broker.env()["CLAUSEMILL_BROKER_URL"])
         try:
             active = app.control.inspect(destination=list(self.workers), timeout=2).active() or {}
-            return set(active) == set(self.workers) and not any(active.values()) and self.broker.queued() == 0
-        except Exception:  # noqa: BLE001 - a connection the broker's restart closed: ask again
+            queued = self.broker.queued()
+        except Exception as error:  # noqa: BLE001 - a connection the broker's restart closed: ask again
+            self.busy = f"the broker did not answer ({error!r})"
             return False
         finally:
             app.close()
+        silent = sorted(set(self.workers) - set(active))
+        running = {name: [f"{task['name']}{task['args']}" for task in tasks] for name, tasks in active.items() if tasks}
+        self.busy = f"silent: {silent}; running: {running}; queued: {queued}"
+        return not silent and not running and queued == 0
 
     def revive(self, within_s: float = 240) -> None:
         """Workers that exited started again, and again while they exit at once, as a supervisor's
@@ -474,7 +482,10 @@ class Cluster:
     def check(self, batch_id: str, expected: dict[str, str]) -> str:
         """Every document done or failed once, as the samples' manifest says, and no finding
         twice, once whatever the fault set going has ended; the outcome in words."""
-        wait_until(self.idle, timeout=180, interval=2, message="the workers to finish what the fault left running")
+        try:
+            wait_until(self.idle, timeout=180, interval=2, message="the workers to finish what the fault left running")
+        except AssertionError as error:
+            raise AssertionError(f"{error}; last seen: {self.busy}") from None
         documents = load_batch(self.url, batch_id).documents
         assert sorted(d.filename for d in documents) == sorted(expected)
         assert {d.filename: d.status for d in documents} == expected

@@ -2,6 +2,7 @@
 of times; and whole batches survive a SIGKILLed embedded worker and a restarted Redis."""
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from conftest import REPO, expected_outcomes, free_port, run_cli, some_samples, sqlite_url, wait_until
-from pipelines.dag import Stage, next_stage
+from pipelines.dag import SPECS, Stage, next_stage
 from pipelines.datamodel import DocumentStatus
 from pipelines.settings import Settings
 from storage import repository, schema
@@ -136,17 +137,45 @@ def test_a_document_that_moved_recently_is_not_stalled(embedded: Settings) -> No
 
 
 def test_a_document_a_task_works_on_is_never_taken_for_lost_however_long_the_task(embedded: Settings) -> None:
-    """The heartbeat tells a long task from a lost message: while a task holds the document (or
-    waits in its worker to be retried), its clock moves; once it stops, the sweep takes it."""
+    """The heartbeat tells a long task from a lost message: while a task holds the document its
+    clock moves; once it stops, the sweep takes it."""
     settings = embedded.model_copy(update={"heartbeat_interval_s": 0.2, "recovery_margin_s": 0})  # lost after 0.6 s
-    [working, retrying, lost] = stalled_batch(settings, {"ingest": 0.1}, documents=3)
+    [working, lost] = stalled_batch(settings, {"ingest": 0.1}, documents=2)
     app, heartbeat = create_app(settings), Heartbeat(settings)
     with heartbeat.beating(working):
-        heartbeat.hold(retrying, 2.5)  # a retry due in 2.5 s
         time.sleep(2)  # ten beats: three times the stall limit
         assert sweep(app, settings).resent == {lost: Stage.EXTRACT}
-    time.sleep(1.5)  # the task ended, and the retry's hold: no more beats
-    assert sweep(app, settings).resent == {working: Stage.EXTRACT, retrying: Stage.EXTRACT}
+    time.sleep(1.5)  # the task ended: no more beats
+    assert sweep(app, settings).resent == {working: Stage.EXTRACT}
+
+
+def test_a_task_its_worker_has_taken_but_not_started_is_never_taken_for_lost(
+        embedded: Settings, embedded_env: dict[str, str], start_worker) -> None:
+    """A message the worker holds is in no queue, and no task beats for it: held until its ETA
+    (a retry's countdown), or waiting while no pool process is free.  The worker's main process
+    beats for both.  Here the only pool process is stopped (SIGSTOP), so a task the worker
+    takes waits in the worker for as long as the test likes."""
+    env = {**embedded_env, "CLAUSEMILL_DATA_DIR": str(embedded.data_dir), "CLAUSEMILL_HEARTBEAT_INTERVAL_S": "0.5",
+           "CLAUSEMILL_RECOVERY_MARGIN_S": "0", "CLAUSEMILL_MODEL_ENABLED": "false"}
+    settings = embedded.model_copy(update={"heartbeat_interval_s": 0.5, "recovery_margin_s": 0})  # lost after 1.5 s
+    worker = start_worker(env, "cpu", concurrency=1)
+    wait_until(lambda: "ready." in worker.log.read_text(errors="replace"), timeout=60, message="the worker to start")
+    [pool] = worker.children()
+    os.kill(pool, signal.SIGSTOP)
+    try:
+        scheduled, waiting_for_pool = stalled_batch(settings, {"ingest": 0.1}, documents=2)
+        app = create_app(settings)
+        app.tasks[SPECS[Stage.EXTRACT].task_name].apply_async((scheduled,), countdown=600)
+        wait_until(lambda: not waiting(settings).documents, timeout=30, message="the worker to take the retry")
+        time.sleep(2 * settings.heartbeat_interval_s)
+        assert sweep(app, settings).resent == {waiting_for_pool: Stage.EXTRACT}, "a retry the worker holds was taken for lost"
+        wait_until(lambda: not waiting(settings).documents, timeout=30, message="the worker to take the message")
+        time.sleep(4 * settings.stall_after.total_seconds())
+        report = sweep(app, settings)
+        assert (report.resent, report.failed, report.waiting) == ({}, {}, 0), "a task the worker holds was taken for lost"
+    finally:
+        os.kill(pool, signal.SIGCONT)
+    assert len(recoveries(settings)) == 1
 
 
 def test_past_its_attempts_a_document_fails_naming_the_stage_and_the_attempts(embedded: Settings) -> None:

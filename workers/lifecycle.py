@@ -51,9 +51,11 @@ def run_worker(settings: Settings, queue: Queue, concurrency: int | None, hostna
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     get_engine(settings.effective_database_url)  # opened, so migrated, once before the pool forks
     from workers.celery_app import create_app
+    from workers.heartbeat import reserved_beating_step
     from workers.recovery import sweeping_step
 
     app = create_app(settings)
+    app.steps["consumer"].add(reserved_beating_step(settings))
     if not settings.embedded:  # embedded workers have the process that started them to sweep
         app.steps["consumer"].add(sweeping_step(settings))
     app.worker_main(worker_argv(settings, queue, concurrency, hostname))

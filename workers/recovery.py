@@ -44,6 +44,7 @@ from storage import repository
 from storage.database import session_scope
 from storage.schema import utcnow
 from workers.broker import queue_lengths, waiting
+from workers.timer_steps import timer_step
 
 LOG_STAGE = "recovery"
 
@@ -130,30 +131,19 @@ def sweeping_step(settings: Settings) -> type[bootsteps.StartStopStep]:
     more after the worker reconnects to the broker.
 
     A server-mode batch sent with `audit --no-wait` may have no waiting `audit`, watcher or
-    scheduler to sweep for it, so each server worker sweeps too (sweeps at once are safe).  It
-    runs on the consumer's timer, in the worker's event loop: a thread in a prefork parent
-    could hold a lock at the moment a pool child is forked."""
+    scheduler to sweep for it, so each server worker sweeps too (sweeps at once are safe), on
+    its timer (workers/timer_steps.py)."""
 
-    class RecoverySweep(bootsteps.StartStopStep):
-        label = "recovery sweep"
-        timer_entries: list[Any] = []
+    def schedule(consumer: Any) -> list[Any]:
+        entries = [consumer.timer.call_repeatedly(settings.recovery_interval_s, sweep_until_next_time,
+                                                  (consumer.app, settings))]
+        if consumer.restart_count > 0:
+            # Back after losing the broker, whose restart may have dropped every queued
+            # message: sweep as soon as those documents can be told from running ones.
+            logs.log("reconnected to the broker; sweeping once the stall limit has passed", stage=LOG_STAGE,
+                     batch_id=None, level=logging.WARNING, in_s=settings.stall_after.total_seconds())
+            entries.append(consumer.timer.call_after(
+                settings.stall_after.total_seconds() + 1, sweep_until_next_time, (consumer.app, settings)))
+        return entries
 
-        def start(self, consumer: Any) -> None:
-            self.timer_entries = [consumer.timer.call_repeatedly(settings.recovery_interval_s, sweep_until_next_time,
-                                                                 (consumer.app, settings))]
-            if consumer.restart_count > 0:
-                # Back after losing the broker, whose restart may have dropped every queued
-                # message: sweep as soon as those documents can be told from running ones.
-                logs.log("reconnected to the broker; sweeping once the stall limit has passed", stage=LOG_STAGE,
-                         batch_id=None, level=logging.WARNING, in_s=settings.stall_after.total_seconds())
-                self.timer_entries.append(consumer.timer.call_after(
-                    settings.stall_after.total_seconds() + 1, sweep_until_next_time, (consumer.app, settings)))
-
-        def stop(self, consumer: Any) -> None:
-            for entry in self.timer_entries:
-                entry.cancel()
-            self.timer_entries = []
-
-        shutdown = stop
-
-    return RecoverySweep
+    return timer_step("recovery sweep", schedule)

@@ -88,7 +88,6 @@ def _register(app: Celery, settings: Settings, spec: StageSpec, step: Step, hear
                 pass
             case Retry(countdown=countdown, max_retries=max_retries, why=why):
                 logs.log("retrying", level=logging.WARNING, why=why, attempt=self.request.retries + 1, **fields)
-                heartbeat.hold(document_id, countdown + settings.heartbeat_interval_s)
                 raise self.retry(countdown=countdown, max_retries=max_retries)
             case Fail(stage=stage, reason=reason, bug=bug):
                 if bug:
