@@ -36,7 +36,10 @@ $(AXE):
 test: setup
 	./ops/install-system-deps.sh --test
 	$(MAKE) --no-print-directory $(AXE)
-	$(BIN)/pytest -q
+	# Two processes, a test file each at a time, the slowest first (tests/conftest.py
+	# SLOWEST_FIRST): half the suite's time is spent waiting on workers, services and faults
+	# (the multi-host file alone, about 8 minutes, mostly waits).
+	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 bench: setup
 	$(BIN)/python ops/benchmarks/pipeline_throughput.py

@@ -25,6 +25,19 @@ POSTGRES_ADMIN_URL = "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres"
 CONFIG_VARIABLES = ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUSEMILL_DATABASE_URL", "CLAUSEMILL_CONFIG")
 
 
+SLOWEST_FIRST = ("test_multihost.py", "test_watch.py", "test_dag_server.py", "test_recovery.py", "test_prune.py",
+                 "test_finetuning.py", "test_web_items.py", "test_nightly.py", "test_dag_embedded.py",
+                 "test_monitoring.py", "test_cluster.py", "test_review_recalibration.py", "test_web_acceptance.py")
+"""Test files of over 40 s, longest first (`--durations`, two processes).  `make test` runs a file
+per process at a time in this order (--no-loadscope-reorder): the longest start at once and the
+short ones fill in behind them, so neither process waits alone at the end."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+
 @pytest.fixture(scope="session")
 def cuad_dir() -> Path:
     if not (CUAD / "pdf").is_dir():
@@ -63,8 +76,12 @@ TEXT_SAMPLES = ("distribution-brightwater-northwind.pdf", "msa-meridian-granite.
 
 
 def base_env(data_dir: Path) -> dict[str, str]:
+    """The environment of a clausemill process under test.  One model process, not one per core
+    (2 here): two test files run at once, and each process loads the model; the session's audit
+    (audited_samples) keeps the default."""
     env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}
-    env.update(CLAUSEMILL_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1", PYTHONPATH=str(REPO), COLUMNS="200")
+    env.update(CLAUSEMILL_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1", PYTHONPATH=str(REPO), COLUMNS="200",
+               CLAUSEMILL_MODEL_PROCESSES="1")
     return env
 
 
@@ -91,8 +108,9 @@ def audited_samples(sample_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
     An audit of the samples takes 25-50 s on two cores; tests that start from an audited batch
     copy this one (audited_env) instead of auditing again."""
     folder = tmp_path_factory.mktemp("audited")
-    result = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", AUDITED_BATCH],
-                     base_env(folder / "data"))
+    env = base_env(folder / "data")
+    del env["CLAUSEMILL_MODEL_PROCESSES"]  # the launcher's own choice (test_dag_embedded checks it)
+    result = run_cli(["audit", str(sample_dir), "--out", str(folder / "report"), "--batch-id", AUDITED_BATCH], env)
     assert result.returncode == 0, result.stdout + result.stderr
     return folder
 
@@ -181,12 +199,13 @@ def copy_database(source_url: str, target_url: str) -> None:
 
 @pytest.fixture()
 def server_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """A fresh PostgreSQL database and Redis database for one test, in server mode."""
+    """A fresh PostgreSQL database and Redis database for one test, in server mode.  Tests run
+    in two processes (`make test`: pytest-xdist), each with a Redis database of its own."""
     import redis
 
     _skip_unless(_services_up())
     with postgres_database() as database_url:
-        redis_db = 13
+        redis_db = 13 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
         redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
         yield _server_mode_env(tmp_path, redis_db, database_url)
         redis.Redis.from_url(f"{REDIS_URL}/{redis_db}").flushdb()
