@@ -99,6 +99,18 @@ def fail(settings: Settings, document_id: int, stage: Stage, reason: str) -> Non
     finish(settings, batch_id)
 
 
+def give_up(settings: Settings, document: repository.OpenDocument, stage: Stage, reason: str) -> bool:
+    """End a document the recovery sweep found stalled past its attempts as `failed`, unless it
+    moved or ended since the sweep read it; whether it did."""
+    with session_scope(settings.effective_database_url) as session:
+        if not repository.fail_unmoved(session, document, stage, reason):
+            return False
+    logs.log("document failed", stage=stage, batch_id=document.batch_id, sha256=document.sha256,
+             document_id=document.id, reason=reason)
+    finish(settings, document.batch_id)
+    return True
+
+
 def finish(settings: Settings, batch_id: str) -> None:
     with session_scope(settings.effective_database_url) as session:
         finalized = repository.finalize_batch_if_complete(session, batch_id)

@@ -252,19 +252,31 @@ def open_documents_idle_since(session: Session, idle_since: datetime) -> list[Op
             for id, batch, sha, timings, attempts, updated in rows]
 
 
+def _unmoved(document: OpenDocument) -> list[ColumnElement[bool]]:
+    """The document is as the sweep read it: not ended, and neither attempted again nor moved."""
+    return [schema.Document.id == document.id, schema.Document.attempts == document.attempts,
+            schema.Document.updated_at == document.updated_at, schema.Document.status.not_in(dm.TERMINAL_STATUSES)]
+
+
 def claim_for_resend(session: Session, document: OpenDocument, resumed_after: Stage | None) -> bool:
     """The claim that makes two sweeps at once send a document only once: the conditional
     UPDATE succeeds for the sweep that still sees the attempts and clock it read."""
     claimed = session.execute(
-        update(schema.Document)
-        .where(schema.Document.id == document.id, schema.Document.attempts == document.attempts,
-               schema.Document.updated_at == document.updated_at, schema.Document.status.not_in(dm.TERMINAL_STATUSES))
-        .values(attempts=document.attempts + 1, updated_at=utcnow())
+        update(schema.Document).where(*_unmoved(document)).values(attempts=document.attempts + 1, updated_at=utcnow())
     ).rowcount == 1
     if claimed:
         session.add(schema.Recovery(document_id=document.id, batch_id=document.batch_id, stage=resumed_after,
                                     attempt=document.attempts + 1))
     return claimed
+
+
+def fail_unmoved(session: Session, document: OpenDocument, stage: Stage, reason: str) -> bool:
+    """End a stalled document `failed`, with the same claim: a document that moved or ended
+    after the sweep read it (its last stage may have just ended it `done`) is left as it is."""
+    return session.execute(
+        update(schema.Document).where(*_unmoved(document))
+        .values(status=DocumentStatus.FAILED, stage=stage, reason=reason, updated_at=utcnow())
+    ).rowcount == 1
 
 
 def pages_waiting_for_ocr(session: Session, document_id: int) -> list[int]:

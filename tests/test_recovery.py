@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from conftest import REPO, expected_outcomes, free_port, run_cli, some_samples, sqlite_url, wait_until
+from pipelines import steps
 from pipelines.dag import SPECS, Stage, next_stage
 from pipelines.datamodel import DocumentStatus
 from pipelines.settings import Settings
@@ -29,7 +30,7 @@ from workers.broker import queue_lengths, waiting
 from workers.celery_app import create_app
 from workers.heartbeat import Heartbeat
 from workers.lifecycle import reset_embedded_broker
-from workers.recovery import sweep
+from workers.recovery import SweepReport, sweep
 
 # Beats every 2 s, so a document nothing works on is taken for lost after 3 × 2 + 6 s, not 45.
 FAST_RECOVERY = {
@@ -201,6 +202,23 @@ def cpu_worker_main_pid(audit_pid: int) -> int | None:
 def recovery_count(url: str, batch_id: str) -> int:
     with session_scope(url) as session:
         return session.scalar(select(func.count()).select_from(schema.Recovery).where(schema.Recovery.batch_id == batch_id))
+
+
+def test_a_document_that_ends_while_the_sweep_gives_up_on_it_stays_done(embedded: Settings) -> None:
+    """The sweep read the document stalled past its attempts; its last stage then ended it
+    `done` (a slow machine: the re-sent persist ran just then).  The sweep's give-up is claimed
+    like a re-send, so the outcome stays `done` (it was overwritten with `failed` before)."""
+    settings = embedded.model_copy(update={"recovery_max_attempts": 1})
+    [document] = stalled_batch(settings, {"ingest": 0.1, "extract": 0.1, "segment": 0.1, "analyse_rules": 0.1,
+                                          "aggregate": 0.1})
+    with session_scope(settings.effective_database_url, write=False) as session:
+        [read] = repository.open_documents_idle_since(session, utcnow() - settings.stall_after)
+    with session_scope(settings.effective_database_url) as session:
+        repository.mark_done(session, document)
+    assert not steps.give_up(settings, read, Stage.PERSIST, "no progress")
+    assert load_batch(settings.effective_database_url, "stalled").documents[0].status == "done"
+    make_idle(settings, [document], 600)  # nothing else: a sweep now finds no open document
+    assert sweep(create_app(settings), settings) == SweepReport()
 
 
 def test_sigkill_of_the_embedded_cpu_worker_mid_batch_loses_nothing(sample_dir: Path, embedded_env: dict[str, str], tmp_path: Path) -> None:

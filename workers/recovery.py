@@ -79,8 +79,8 @@ def sweep(app: Celery, settings: Settings, now: datetime | None = None) -> Sweep
         if document.attempts >= settings.recovery_max_attempts:
             reason = (f"no progress at the {resume_at} stage after {document.attempts} attempts "
                       f"(the recovery sweep re-sent it {document.attempts - 1} times)")
-            steps.fail(settings, document.id, resume_at, reason)
-            report.failed[document.id] = reason
+            if steps.give_up(settings, document, resume_at, reason):  # not if it moved, or ended, meanwhile
+                report.failed[document.id] = reason
             continue
         with session_scope(url) as session:
             if not repository.claim_for_resend(session, document, resume_at):
