@@ -162,8 +162,10 @@ class Settings(BaseSettings):
 
     # Embedded mode polls files: the broker folder for messages (each task hop waits up to one
     # interval; measured on 40 contracts, 2 cores: 0.1 s cost ~39% of wall time, 0.02 s ~13%,
-    # 0.005 s ~8%; an idle poll is one listdir), and the result database for chord joins.
+    # 0.005 s ~8%; an idle poll is one listdir; a worker with no message for a second polls at
+    # the idle interval), and the result database for chord joins.
     broker_poll_interval_s: float = 0.005
+    broker_idle_poll_interval_s: float = 0.1
     chord_poll_interval_s: float = 0.1
 
     # The reviewers' web app (`clausemill serve`).  Its session cookie is signed with

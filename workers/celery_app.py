@@ -57,6 +57,7 @@ def broker_transport_options(settings: Settings) -> dict:
             "processed_folder": str(folder / "processed"),
             "control_folder": str(folder / "control"),
             "polling_interval": settings.broker_poll_interval_s,
+            "idle_polling_interval": settings.broker_idle_poll_interval_s,
         }
     # Unacked tasks of a worker that died whole come back after the visibility timeout; sweep
     # for them every few seconds rather than kombu's default of every ~100 s.  A worker killed
