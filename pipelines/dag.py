@@ -1,5 +1,5 @@
-"""The document DAG as one table: each stage's name, queue, time limit and whether it stores
-its result.
+"""The document DAG as one table: each stage's name, queue, time limit, turn and whether it
+stores its result.
 
 This is the only place a stage's queue and time limit are written.  The Celery tasks are
 registered from it (workers/tasks.py), the producer addresses tasks by the names it gives
@@ -48,6 +48,14 @@ class StageSpec:
     """For the parallel analysers, the producer name their findings are stored under."""
     task: str | None = None
     """The task name's last part, where it differs from the stage's name."""
+    turn: int = 0
+    """Which waiting task a worker takes first: the lowest turn (0-9; the message's priority,
+    workers/celery_app.message_priority).  A document's later stages go before other documents'
+    earlier ones, so each document flows through a batch and its results show as the batch
+    runs; in first-in first-out order, every document of a 20,000-contract batch passed each
+    stage before any passed the next, and the first ended near the end.  Ingest alone is last:
+    RabbitMQ's quorum queues know two levels (0-4 and 5-9), so ingest is in one and the rest in
+    the other, and a document's extraction never waits behind the batch's ingests."""
     doing: str = "working on this file"
     """What the stage does, for a person: "the worker crashed twice while {doing}"."""
 
@@ -58,17 +66,17 @@ class StageSpec:
 
 
 STAGES: tuple[StageSpec, ...] = (
-    StageSpec(Stage.INGEST, Queue.CPU, "ingest_time_limit_s", doing="opening this file"),
-    StageSpec(Stage.EXTRACT, Queue.CPU, "extract_time_limit_s", doing="extracting the text of this file"),
-    StageSpec(Stage.OCR, Queue.CPU, "ocr_page_time_limit_s", stores_result=True, per_page=True, task="ocr_page",
+    StageSpec(Stage.INGEST, Queue.CPU, "ingest_time_limit_s", turn=9, doing="opening this file"),
+    StageSpec(Stage.EXTRACT, Queue.CPU, "extract_time_limit_s", turn=4, doing="extracting the text of this file"),
+    StageSpec(Stage.OCR, Queue.CPU, "ocr_page_time_limit_s", stores_result=True, per_page=True, task="ocr_page", turn=3,
               doing="reading a page of this file by OCR"),
-    StageSpec(Stage.SEGMENT, Queue.CPU, "extract_time_limit_s", doing="cutting this file into clauses"),
-    StageSpec(Stage.ANALYSE_RULES, Queue.CPU, "analyse_time_limit_s", analyser="rules",
+    StageSpec(Stage.SEGMENT, Queue.CPU, "extract_time_limit_s", turn=3, doing="cutting this file into clauses"),
+    StageSpec(Stage.ANALYSE_RULES, Queue.CPU, "analyse_time_limit_s", analyser="rules", turn=2,
               doing="applying the rules to this file"),
-    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model",
+    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model", turn=2,
               doing="running the model on this file"),
-    StageSpec(Stage.AGGREGATE, Queue.CPU, "analyse_time_limit_s", doing="assessing this file"),
-    StageSpec(Stage.PERSIST, Queue.CPU, "ingest_time_limit_s", doing="saving the results of this file"),
+    StageSpec(Stage.AGGREGATE, Queue.CPU, "analyse_time_limit_s", turn=1, doing="assessing this file"),
+    StageSpec(Stage.PERSIST, Queue.CPU, "ingest_time_limit_s", turn=0, doing="saving the results of this file"),
 )
 SPECS: dict[Stage, StageSpec] = {spec.stage: spec for spec in STAGES}
 

@@ -43,9 +43,10 @@ def test_task_names_are_written_only_in_the_stage_table() -> None:
 
 def test_architecture_doc_shows_the_stage_table_in_order() -> None:
     text = (REPO / "ARCHITECTURE.md").read_text()
-    rows = re.findall(r"^\| (\w+) \| (cpu|gpu) \| (\d+) s \(`(\w+)`\) \|", text, flags=re.MULTILINE)
+    rows = re.findall(r"^\| (\w+) \| (cpu|gpu) \| (\d+) s \(`(\w+)`\) \| (\d) \|", text, flags=re.MULTILINE)
     defaults = Settings()
-    assert rows == [(spec.stage, spec.queue, str(defaults.time_limit_s(spec)), spec.time_limit_setting) for spec in STAGES]
+    assert rows == [(spec.stage, spec.queue, str(defaults.time_limit_s(spec)), spec.time_limit_setting, str(spec.turn))
+                    for spec in STAGES]
 
 
 READ_RESULTS_WITHOUT_A_BROKER = """

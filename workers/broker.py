@@ -20,8 +20,8 @@ import redis
 
 from pipelines.dag import Queue
 from pipelines.settings import Settings
+from workers import redis_transport
 
-_REDIS_PRIORITY_STEPS = (3, 6, 9)  # kombu keeps priority p > 0 of queue q in "q\x06\x16p"
 
 
 def queue_lengths(settings: Settings) -> dict[Queue, int]:
@@ -87,9 +87,8 @@ def _redis(settings: Settings) -> redis.Redis:
 
 
 def _redis_keys(queue: Queue) -> Iterator[str]:
-    yield str(queue)
-    for step in _REDIS_PRIORITY_STEPS:
-        yield f"{queue}\x06\x16{step}"
+    for step in redis_transport.PRIORITY_STEPS:
+        yield f"{queue}{redis_transport.SEPARATOR}{step}" if step else str(queue)
 
 
 def _message_files(settings: Settings) -> list[str]:

@@ -17,7 +17,7 @@ from celery import Celery
 from celery.signals import worker_init, worker_process_init
 from kombu import Queue as KombuQueue
 
-from pipelines.dag import Queue
+from pipelines.dag import STAGES, Queue
 from pipelines.settings import Settings, get_settings
 from storage.database import dispose_engines
 from workers import filesystem_broker  # noqa: F401  (registers the embedded broker's URL scheme)
@@ -29,6 +29,21 @@ TASK_ROUTES = {
     **{f"clausemill.{queue}.*": {"queue": str(queue)} for queue in Queue},
     "celery.chord_unlock": {"queue": str(Queue.CPU)},
 }
+
+
+def task_routes(settings: Settings) -> dict[str, dict]:
+    """Each stage's task to its queue at its turn's priority (pipelines/dag.py StageSpec.turn);
+    any other task by its name's prefix."""
+    stages = {spec.task_name: {"queue": str(spec.queue), "priority": message_priority(settings, spec.turn)}
+              for spec in STAGES}
+    return {**stages, **TASK_ROUTES}
+
+
+def message_priority(settings: Settings, turn: int) -> int:
+    """A stage's turn as this broker reads a message's priority.  Redis (kombu's priority lists,
+    one per step) and the embedded broker (workers/filesystem_broker.py) serve 0 first; RabbitMQ
+    serves the highest first."""
+    return 9 - turn if settings.rabbitmq else turn
 
 
 def declared_queue(settings: Settings, name: str) -> KombuQueue:
@@ -66,6 +81,7 @@ def broker_transport_options(settings: Settings) -> dict:
     # message twice is harmless (each restore is a transaction that finds it gone), so the
     # mutex expires after at most a minute.
     return {
+        "priority_steps": list(redis_transport.PRIORITY_STEPS),
         "visibility_timeout": settings.visibility_timeout_s,
         "unacked_restore_interval": min(10, max(1, settings.visibility_timeout_s // 2)),
         "unacked_restore_throttle": 1,
@@ -81,7 +97,7 @@ def create_app(settings: Settings) -> Celery:
         accept_content=["json"],
         task_queues=[declared_queue(settings, str(queue)) for queue in Queue],
         task_default_queue=str(Queue.CPU),
-        task_routes=TASK_ROUTES,
+        task_routes=task_routes(settings),
         # A task is acknowledged only once it has run, and a task whose worker died is put
         # back: every task is idempotent, so a redelivery can only repeat, never lose, work.
         task_acks_late=True,

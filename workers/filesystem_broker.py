@@ -6,6 +6,10 @@ JSONDecodeError (seen here in the embedded mode under load).  This transport wri
 hidden temporary name and renames: on one file system a rename is atomic, and consumers only
 ever see complete messages.
 
+A message's name starts with its priority, then the time it was sent: consumers take the first
+name in sorted order, so priority 0 goes first (as on Redis) and each priority is first in,
+first out.
+
 An empty folder is polled every `polling_interval` (5 ms: each task's hop to the next waits up
 to one interval) while messages flow, and every `idle_polling_interval` (0.1 s) once none has
 come for a second: a drop-folder watcher or a scheduler waiting all day polls 20 times less.
@@ -28,7 +32,8 @@ SCHEME = "clausemillfs"
 
 class Channel(filesystem.Channel):
     def _put(self, queue: str, payload: dict, **kwargs: object) -> None:
-        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        priority = self._get_message_priority(payload)
+        name = f"{priority}_{int(round(monotonic() * 1000)):015d}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         # A leading dot keeps the partial file out of the consumer's "<anything>.<queue>.msg" match.
         partial = os.path.join(self.data_folder_out, f".{name}.partial")

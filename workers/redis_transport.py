@@ -26,6 +26,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 NAME = f"{__name__}:Transport"
 """What Celery's `broker_transport` setting names to use this transport."""
+PRIORITY_STEPS = tuple(range(10))
+"""A list per priority, taken lowest first (kombu's default steps, 0, 3, 6 and 9, would put two
+stages of pipelines/dag.py in one list, first in first out): a queue's messages of priority 0
+wait in the list named as the queue, those of priority p in the queue's name + SEPARATOR + p."""
+SEPARATOR = "\x06\x16"
 
 
 class Channel(kombu_redis.Channel):

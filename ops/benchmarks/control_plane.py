@@ -378,8 +378,8 @@ def report(r: dict, cores: int) -> dict:
           f"(registering {n:,} documents and sending their chains)")
     first_ended = next((s.t for s in samples if s.ended), float("nan"))
     print(f"documents: {dict(facts['statuses'])}; re-sent by the recovery sweep: {facts['resent']}; the first "
-          f"document ended {first_ended:.0f} s into the batch (one FIFO queue per role: every document's early "
-          f"stages run before most documents' later ones)")
+          f"document ended {first_ended:.0f} s into the batch (a document's later stages are taken before other "
+          f"documents' earlier ones: pipelines/dag.py StageSpec.turn)")
     print(f"batch wall {wall:.1f} s (created -> finished, from the database): **{60 * n / wall:.1f} documents/min**, "
           f"**{tasks / wall:.1f} tasks/s** ({tasks:,} tasks, {tasks / n:.2f} per document)")
     print("tasks (Celery's 'succeeded in'): " + ", ".join(

@@ -38,7 +38,7 @@ from pipelines.nightly.runs import LOG_STAGE, NightlyJob, finish_ready_runs, sta
 from pipelines.settings import Settings
 # Imported with this module, not when the scheduler starts: a SIGTERM that lands while a
 # native extension (pikepdf) initialises aborts the interpreter instead of stopping it.
-from workers.celery_app import TASK_ROUTES, create_app, declared_queue
+from workers.celery_app import create_app, declared_queue
 from workers.recovery import SweepLoop
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ def scheduler_app(settings: Settings, job: NightlyJob, cron: Cron, out: Path,
     entry also restarts an embedded worker that died (the sweep re-sends what it held)."""
     app = create_app(settings)
     app.conf.task_queues = [*app.conf.task_queues, declared_queue(settings, SCHEDULE_QUEUE)]
-    app.conf.task_routes = {**TASK_ROUTES, "clausemill.schedule.*": {"queue": SCHEDULE_QUEUE}}
+    app.conf.task_routes = {**app.conf.task_routes, "clausemill.schedule.*": {"queue": SCHEDULE_QUEUE}}
 
     @app.task(name=START_TASK, shared=False, ignore_result=True)
     def start_nightly() -> None:
