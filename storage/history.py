@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import insert, literal, select, update
+from sqlalchemy import Integer, column, insert, select, update, values
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -143,15 +143,18 @@ def known_files(session: Session, paths: Iterable[str], *, exclude_batch: str) -
 
 
 def set_file_stats(session: Session, stats: dict[int, tuple[int, int]]) -> None:
-    """Each document's file size and mtime (ns), as its run planned it."""
-    for document_id, (size, mtime_ns) in stats.items():
-        session.execute(update(schema.Document).where(schema.Document.id == document_id)
-                        .values(size_bytes=size, mtime_ns=mtime_ns))
+    """Each document's file size and mtime (ns), as its run planned it: one statement for all
+    (executemany by primary key; one ORM statement per document was most of a 100,000-file
+    night's planning, docs/BENCHMARKS.md)."""
+    if stats:
+        session.execute(update(schema.Document), [{"id": document_id, "size_bytes": size, "mtime_ns": mtime_ns}
+                                                  for document_id, (size, mtime_ns) in stats.items()])
 
 
 def set_fingerprints(session: Session, fingerprints: dict[int, str]) -> None:
-    for document_id, fingerprint in fingerprints.items():
-        session.execute(update(schema.Document).where(schema.Document.id == document_id).values(fingerprint=fingerprint))
+    if fingerprints:
+        session.execute(update(schema.Document), [{"id": document_id, "fingerprint": fingerprint}
+                                                  for document_id, fingerprint in fingerprints.items()])
 
 
 def audited_hashes(session: Session, batch_id: str) -> dict[int, str]:
@@ -187,32 +190,53 @@ def audits_with_fingerprints(session: Session, fingerprints: Iterable[str], *, e
             yield Audit(document_id, fingerprint, status is DocumentStatus.FAILED, reason)
 
 
-def carry_over(session: Session, document_id: int, source_id: int, sha256: str | None) -> bool:
-    """Give a pending document the results of an earlier audit of the same fingerprint: its
-    outcome and risk, and its review items (with their review status) copied; its findings,
-    stored assessment and pages stay with the audit that made them, which `carried_from`
-    names and every reader follows (storage/repository.results_of).  A 100,000-contract night
-    carries most of its contracts, and copying each one's findings (its model's ranked tail,
-    some 1,450 rows and 0.65 MB) was nearly all of its planning time and of its writes
-    (docs/BENCHMARKS.md).  False, and nothing written, when the document no longer waits."""
-    target = session.get(schema.Document, document_id, with_for_update=True)
-    source = session.get(schema.Document, source_id)
-    if target is None or source is None or target.status is not DocumentStatus.PENDING:
-        return False
-    target.status, target.stage, target.reason = source.status, source.stage or Stage.PERSIST, source.reason
-    target.sha256 = source.sha256 or sha256
-    target.kind, target.size_bytes, target.page_count = source.kind, source.size_bytes, source.page_count
-    target.risk_score, target.risk_level = source.risk_score, source.risk_level
-    target.timings, target.carried_from = {}, source.carried_from or source.id
-    _copy_rows(session, schema.ReviewItem, _CARRIED_REVIEW_COLUMNS, source_id, document_id)
-    return True
+def carry_over(session: Session, sources: dict[int, int], hashes: dict[int, str | None]) -> set[int]:
+    """Give pending documents (`sources`: document -> an earlier audit of the same fingerprint)
+    that audit's results: its outcome and risk, and its review items (with their review status)
+    copied; its findings, stored assessment and pages stay with the audit that made them, which
+    `carried_from` names and every reader follows (storage/repository.results_of).  A
+    100,000-contract night carries most of its contracts, and copying each one's findings (its
+    model's ranked tail, some 1,450 rows and 0.65 MB) was nearly all of its planning time and of
+    its writes (docs/BENCHMARKS.md).  Set by set, 500 documents to a statement.
+
+    Returns the documents carried; one that no longer waits (the recovery sweep sent it) is left
+    alone.  `hashes` gives a document's sha256 where its source has none."""
+    D, carried, pairs = schema.Document, set(), list(sources.items())
+    for start in range(0, len(pairs), _CHUNK):
+        chunk = dict(pairs[start:start + _CHUNK])
+        waiting = set(session.scalars(select(D.id).where(D.id.in_(chunk), D.status == DocumentStatus.PENDING)
+                                      .with_for_update()))
+        audits = {row.id: row for row in session.execute(select(D.id, *(getattr(D, name) for name in _CARRIED_COLUMNS))
+                                                         .where(D.id.in_(set(chunk.values()))))}
+        rows = [_carried_row(target, audits[source], hashes.get(target)) for target, source in chunk.items()
+                if target in waiting and source in audits]
+        if rows:
+            session.execute(update(D), rows)
+            _copy_review_items(session, [(row["id"], chunk[row["id"]]) for row in rows])
+            carried.update(row["id"] for row in rows)
+    return carried
 
 
-def _copy_rows(session: Session, table: type[schema.Base], columns: tuple[str, ...], source_id: int, target_id: int) -> None:
-    """INSERT ... SELECT: a carried document's rows are copied inside the database."""
-    model = table.__table__  # type: ignore[attr-defined]
+_CARRIED_COLUMNS = ("status", "stage", "reason", "sha256", "kind", "size_bytes", "page_count", "risk_score",
+                    "risk_level", "carried_from")
+
+
+def _carried_row(target: int, audit: object, sha256: str | None) -> dict:
+    """The columns a carried document takes from the audit it carries."""
+    row = {name: getattr(audit, name) for name in _CARRIED_COLUMNS}
+    row.update(id=target, stage=audit.stage or Stage.PERSIST, sha256=audit.sha256 or sha256, timings={},
+               carried_from=audit.carried_from or audit.id)
+    return row
+
+
+def _copy_review_items(session: Session, pairs: list[tuple[int, int]]) -> None:
+    """INSERT ... SELECT of the sources' review items for their targets, inside the database, in
+    the targets' order and each source's own."""
+    model = schema.ReviewItem.__table__
+    pairing = values(column("ordinal", Integer), column("target", Integer), column("source", Integer), name="pairs") \
+        .data([(i, target, source) for i, (target, source) in enumerate(pairs)]).cte()
     session.execute(insert(model).from_select(
-        ["document_id", *columns],
-        select(literal(target_id), *(model.c[c] for c in columns)).where(model.c.document_id == source_id)
-        .order_by(model.c.id),
+        ["document_id", *_CARRIED_REVIEW_COLUMNS],
+        select(pairing.c.target, *(model.c[name] for name in _CARRIED_REVIEW_COLUMNS))
+        .join(pairing, pairing.c.source == model.c.document_id).order_by(pairing.c.ordinal, model.c.id),
     ))

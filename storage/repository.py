@@ -36,21 +36,21 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
         batch.origin = origin
     session.flush()
     existing = {d.path: d for d in session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id))}
-    ids: list[int] = []
+    documents: list[schema.Document] = []
     for path in paths:
         key = str(path)
         document = existing.get(key)
         if document is None:
             document = schema.Document(batch_id=batch_id, path=key, filename=path.name, timings={}, assessment={})
             session.add(document)
-            session.flush()
         else:
             document.status, document.stage, document.reason, document.duplicate_of = DocumentStatus.PENDING, None, None, None
             document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
             document.attempts, document.fingerprint, document.carried_from = 1, None, None
             document.unfinished, document.notes = None, None  # a re-run is a person's choice to try again
-        ids.append(document.id)
-    return ids
+        documents.append(document)
+    session.flush()  # the new rows in batches of INSERTs (a nightly batch registers every file)
+    return [document.id for document in documents]
 
 
 def batch_progress(session: Session, batch_id: str) -> dict[str, int]:

@@ -41,7 +41,8 @@ def test_an_idle_consumer_polls_the_queue_folder_slowly_and_a_message_makes_it_f
             busy = [t for t in CountingChannel.polls if t - start < IDLE_AFTER_S * 0.8]
             idle = [t for t in CountingChannel.polls if t - start > IDLE_AFTER_S + 0.2]
             assert statistics.median(b - a for a, b in zip(busy, busy[1:])) < 0.05
-            assert min(b - a for a, b in zip(idle, idle[1:])) >= settings.broker_idle_poll_interval_s * 0.9
+            gaps = [b - a for a, b in zip(idle, idle[1:])][:-1]  # the last sleep is cut short by the timeout
+            assert min(gaps) >= settings.broker_idle_poll_interval_s * 0.9
             assert len(idle) <= 1.3 / settings.broker_idle_poll_interval_s + 1
 
             connection.Producer().publish({"n": 1}, routing_key="ingest", declare=[queue], serializer="json")

@@ -11,6 +11,7 @@ fingerprint, so the whole repository is audited again, as it must be.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -137,16 +138,25 @@ def plan_batch(settings: Settings, batch_id: str, versions: AuditVersions, *, fu
     with session_scope(url) as session:
         history.set_file_stats(session, {document_id: stat for document_id, stat in stats.items() if stat is not None})
         history.set_fingerprints(session, fingerprints)
-        sources = {} if full else _audited(session, set(fingerprints.values()), batch_id)
+        audits = {} if full else _audited(session, set(fingerprints.values()), batch_id)
         first_with_bytes: dict[str, int] = {}
+        original = {document_id: first_with_bytes.setdefault(sha, document_id) if (sha := hashes[document_id])
+                    else document_id for document_id, _ in pending}
+
+        def carry(documents: Iterable[int]) -> set[int]:
+            return history.carry_over(session, {d: audits[fingerprints[d]] for d in documents
+                                                if fingerprints.get(d) in audits}, hashes)
+
+        carried = carry(d for d, _ in pending if original[d] == d)
+        # A copy of a carried document's bytes is its duplicate; one whose original was not
+        # carried (it no longer waited) is carried, or sent, on its own.
+        carried |= carry(d for d, _ in pending if original[d] != d and original[d] not in carried)
         for document_id, _ in pending:
-            sha, fingerprint = hashes[document_id], fingerprints.get(document_id)
-            original = first_with_bytes.setdefault(sha, document_id) if sha else document_id
-            if original != document_id and original in plan.carried:
-                repository.mark_duplicate(session, document_id, original).sha256 = sha
-                plan.duplicates[document_id] = original
-            elif fingerprint in sources and history.carry_over(session, document_id, sources[fingerprint], sha):
-                plan.carried[document_id] = sources[fingerprint]
+            if original[document_id] != document_id and original[document_id] in carried:
+                repository.mark_duplicate(session, document_id, original[document_id]).sha256 = hashes[document_id]
+                plan.duplicates[document_id] = original[document_id]
+            elif document_id in carried:
+                plan.carried[document_id] = audits[fingerprints[document_id]]
             else:
                 plan.to_send.append(document_id)
     return plan
