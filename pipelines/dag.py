@@ -55,7 +55,9 @@ class StageSpec:
     runs; in first-in first-out order, every document of a 20,000-contract batch passed each
     stage before any passed the next, and the first ended near the end.  Ingest alone is last:
     RabbitMQ's quorum queues know two levels (0-4 and 5-9), so ingest is in one and the rest in
-    the other, and a document's extraction never waits behind the batch's ingests."""
+    the other, and a document's extraction never waits behind the batch's ingests.  Turns order
+    the tasks of one queue: the model, alone on its queue, keeps 0, so its messages stay in the
+    one Redis list a queue-length autoscaler reads (ops/k8s/base/autoscaling.yaml)."""
     doing: str = "working on this file"
     """What the stage does, for a person: "the worker crashed twice while {doing}"."""
 
@@ -73,7 +75,7 @@ STAGES: tuple[StageSpec, ...] = (
     StageSpec(Stage.SEGMENT, Queue.CPU, "extract_time_limit_s", turn=3, doing="cutting this file into clauses"),
     StageSpec(Stage.ANALYSE_RULES, Queue.CPU, "analyse_time_limit_s", analyser="rules", turn=2,
               doing="applying the rules to this file"),
-    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model", turn=2,
+    StageSpec(Stage.ANALYSE_MODEL, Queue.GPU, "analyse_time_limit_s", analyser="model", turn=0,
               doing="running the model on this file"),
     StageSpec(Stage.AGGREGATE, Queue.CPU, "analyse_time_limit_s", turn=1, doing="assessing this file"),
     StageSpec(Stage.PERSIST, Queue.CPU, "ingest_time_limit_s", turn=0, doing="saving the results of this file"),

@@ -33,6 +33,7 @@ from pipelines.dag import STAGES, Queue
 from pipelines.liveness import Process, write_beat
 from pipelines.nightly.beat import STOP_DEADLINE_S, TASK_STOP_S
 from pipelines.settings import HARD_LIMIT_GRACE_S, Settings
+from workers import redis_transport
 
 K8S = REPO / "ops" / "k8s"
 EXAMPLE_SECRET = K8S / "secret.example.yaml"
@@ -265,10 +266,15 @@ def test_each_worker_kind_scales_on_its_own_queue(overlay: str) -> None:
         assert "replicas" not in target["spec"], "KEDA owns the replicas: an applied count would fight it"
         [worker] = target["spec"]["template"]["spec"]["containers"]
         queue = Queue(option(worker["args"], "--queues"))
-        [trigger] = spec["triggers"]
-        assert trigger["type"] == overlay
-        assert trigger["metadata"]["listName" if overlay == "redis" else "queueName"] == queue
-        assert trigger["authenticationRef"]["name"] in authentications
+        triggers = spec["triggers"]
+        assert {t["type"] for t in triggers} == {overlay}
+        assert {t["authenticationRef"]["name"] for t in triggers} <= set(authentications)
+        if overlay == "redis":  # a list per priority the queue's stages are sent at
+            lists = {queue if stage.turn == 0 else f"{queue}{redis_transport.SEPARATOR}{stage.turn}"
+                     for stage in STAGES if stage.queue is queue}
+            assert sorted(t["metadata"]["listName"] for t in triggers) == sorted(lists)
+        else:
+            assert [t["metadata"]["queueName"] for t in triggers] == [queue]
         scaled[queue] = spec
     assert set(scaled) == set(Queue)
     assert scaled[Queue.GPU]["minReplicaCount"] == 0  # nothing to do, no GPU held
@@ -282,7 +288,8 @@ def test_the_redis_trigger_reads_the_brokers_own_address_and_database() -> None:
     assert SECRET["stringData"]["KEDA_REDIS_ADDRESS"] == f"{broker.hostname}:{broker.port}"
     assert SECRET["stringData"]["KEDA_REDIS_PASSWORD"] == broker.password
     for scaled_object in of_kind(BUILDS["redis"], "ScaledObject").values():
-        assert scaled_object["spec"]["triggers"][0]["metadata"]["databaseIndex"] == broker.path.lstrip("/")
+        for trigger in scaled_object["spec"]["triggers"]:
+            assert trigger["metadata"]["databaseIndex"] == broker.path.lstrip("/")
     parameters = {ref["parameter"]: ref["key"] for ref in of_kind(BUILDS["rabbitmq"], "TriggerAuthentication")
                   ["clausemill-rabbitmq"]["spec"]["secretTargetRef"]}
     assert parameters == {"host": "CLAUSEMILL_BROKER_URL"}
