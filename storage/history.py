@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Integer, column, insert, select, update, values
+from sqlalchemy import Integer, Row, column, insert, select, update, values
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -25,6 +25,9 @@ _CHUNK = 500
 """Ids per IN (...) list: far below SQLite's variable limit."""
 
 _CARRIED_REVIEW_COLUMNS = ("category", "reason", "priority", "severity", "status", "evidence", "created_at")
+_CARRIED_COLUMNS = ("status", "stage", "reason", "sha256", "kind", "size_bytes", "page_count", "risk_score",
+                    "risk_level", "carried_from")
+"""What a carried document takes from the audit it carries (with `_carried_row`'s adjustments)."""
 
 
 # --- schedule runs -------------------------------------------------------------------------
@@ -217,11 +220,7 @@ def carry_over(session: Session, sources: dict[int, int], hashes: dict[int, str 
     return carried
 
 
-_CARRIED_COLUMNS = ("status", "stage", "reason", "sha256", "kind", "size_bytes", "page_count", "risk_score",
-                    "risk_level", "carried_from")
-
-
-def _carried_row(target: int, audit: object, sha256: str | None) -> dict:
+def _carried_row(target: int, audit: Row, sha256: str | None) -> dict:
     """The columns a carried document takes from the audit it carries."""
     row = {name: getattr(audit, name) for name in _CARRIED_COLUMNS}
     row.update(id=target, stage=audit.stage or Stage.PERSIST, sha256=audit.sha256 or sha256, timings={},
