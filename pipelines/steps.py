@@ -95,8 +95,7 @@ def fail(settings: Settings, document_id: int, stage: Stage, reason: str) -> Non
     with session_scope(settings.effective_database_url) as session:
         d = repository.mark_failed(session, document_id, stage, reason)
         batch_id, sha256 = d.batch_id, d.sha256
-    logs.log("document failed", stage=stage, batch_id=batch_id, sha256=sha256, document_id=document_id, reason=reason)
-    finish(settings, batch_id)
+    _failed(settings, batch_id, sha256, document_id, stage, reason)
 
 
 def give_up(settings: Settings, document: repository.OpenDocument, stage: Stage, reason: str) -> bool:
@@ -105,10 +104,14 @@ def give_up(settings: Settings, document: repository.OpenDocument, stage: Stage,
     with session_scope(settings.effective_database_url) as session:
         if not repository.fail_unmoved(session, document, stage, reason):
             return False
-    logs.log("document failed", stage=stage, batch_id=document.batch_id, sha256=document.sha256,
-             document_id=document.id, reason=reason)
-    finish(settings, document.batch_id)
+    _failed(settings, document.batch_id, document.sha256, document.id, stage, reason)
     return True
+
+
+def _failed(settings: Settings, batch_id: str, sha256: str | None, document_id: int, stage: Stage, reason: str) -> None:
+    """After a document was ended `failed`: say so, and let the batch finish if it was the last."""
+    logs.log("document failed", stage=stage, batch_id=batch_id, sha256=sha256, document_id=document_id, reason=reason)
+    finish(settings, batch_id)
 
 
 def finish(settings: Settings, batch_id: str) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 _engines: dict[tuple[str, bool], Engine] = {}
@@ -74,17 +74,12 @@ def _engine(url: str, write: bool) -> Engine:
             else:
                 # psycopg2 sends an executemany UPDATE a row per round trip unless told to batch
                 # (a nightly run's planning updates every document of a 100,000-file batch).
-                batching = {"executemany_mode": "values_plus_batch"} if _psycopg2(url) else {}
+                psycopg2 = make_url(url).get_driver_name() == "psycopg2"
+                batching = {"executemany_mode": "values_plus_batch"} if psycopg2 else {}
                 engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5, **batching)
             _engines[key] = engine
             _session_factories[engine] = sessionmaker(bind=engine, expire_on_commit=False)
         return engine
-
-
-def _psycopg2(url: str) -> bool:
-    """SQLAlchemy's default PostgreSQL driver is psycopg2 (`postgresql://` and `postgresql+psycopg2://`)."""
-    scheme = url.split("://", 1)[0]
-    return scheme in ("postgresql", "postgresql+psycopg2")
 
 
 def dispose_engines() -> None:

@@ -23,7 +23,6 @@ from pipelines.settings import Settings
 from workers import redis_transport
 
 
-
 def queue_lengths(settings: Settings) -> dict[Queue, int]:
     """Messages waiting in each queue (not counting those a worker has taken)."""
     if settings.embedded:
