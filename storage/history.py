@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Integer, Row, column, insert, select, update, values
+from sqlalchemy import (ColumnElement, Integer, Row, Select, Text, and_, column, false, func, insert, not_, or_, select,
+                        update, values)
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from pipelines.dag import Stage
 from pipelines.datamodel import BatchStatus, DocumentStatus, RunState
@@ -135,14 +136,30 @@ def pending_documents(session: Session, batch_id: str) -> list[tuple[int, Path]]
 def known_files(session: Session, paths: Iterable[str], *, exclude_batch: str) -> dict[str, tuple[int, int, str]]:
     """Per path, the (size, mtime_ns, sha256) its latest document of another batch was planned
     with: a file still that size and mtime has those bytes."""
-    D, ordered, found = schema.Document, sorted(set(paths)), {}
-    for start in range(0, len(ordered), _CHUNK):
-        rows = session.execute(select(D.path, D.size_bytes, D.mtime_ns, D.sha256).where(
-            D.path.in_(ordered[start:start + _CHUNK]), D.batch_id != exclude_batch, D.mtime_ns.is_not(None),
-            D.size_bytes.is_not(None), D.sha256.is_not(None)).order_by(D.id.desc()))
-        for path, size, mtime_ns, sha256 in rows:
-            found.setdefault(path, (size, mtime_ns, sha256))
+    D, found = schema.Document, {}
+    for ids in _latest_per_key(D.path, paths, D.batch_id != exclude_batch, D.mtime_ns.is_not(None),
+                               D.size_bytes.is_not(None), D.sha256.is_not(None)):
+        rows = session.execute(select(D.path, D.size_bytes, D.mtime_ns, D.sha256).where(D.id.in_(ids)))
+        found.update((path, (size, mtime_ns, sha256)) for path, size, mtime_ns, sha256 in rows)
     return found
+
+
+def _latest_per_key(key: InstrumentedAttribute[str | None], values_: Iterable[str],
+                    *conditions: ColumnElement[bool]) -> Iterator[Select[tuple[int]]]:
+    """Per chunk of key values, a query of each value's latest document (highest id) that meets
+    the conditions.
+
+    Document rows are kept for ever (storage/retention.py prunes their details, not the rows),
+    and a contract audited or carried every night has a row per night, all with its path and its
+    fingerprint.  Reading them all and keeping the newest made each night's planning slower than
+    the last (docs/BENCHMARKS.md); here each value's latest row is found from the top of its
+    entries in the (key, id) index, a row or two per value whatever the number of nights."""
+    D, ordered = schema.Document, sorted(set(values_))
+    for start in range(0, len(ordered), _CHUNK):
+        wanted = values(column("key", Text), name="wanted").data([(v,) for v in ordered[start:start + _CHUNK]]).cte()
+        latest = select(D.id).where(key == wanted.c.key, *conditions).order_by(D.id.desc()).limit(1) \
+            .correlate(wanted).scalar_subquery()
+        yield select(latest).select_from(wanted)
 
 
 def set_file_stats(session: Session, stats: dict[int, tuple[int, int]]) -> None:
@@ -168,29 +185,18 @@ def audited_hashes(session: Session, batch_id: str) -> dict[int, str]:
     return {document_id: sha256 for document_id, sha256 in rows}
 
 
-@dataclass(frozen=True)
-class Audit:
-    """An earlier document with a fingerprint: a candidate to carry results from."""
-
-    id: int
-    fingerprint: str
-    failed: bool
-    reason: str | None
-
-
-def audits_with_fingerprints(session: Session, fingerprints: Iterable[str], *, exclude_batch: str) -> Iterator[Audit]:
-    """Ended (done or failed) documents of other batches with these fingerprints, latest first."""
-    ordered = sorted(fingerprints)
-    for start in range(0, len(ordered), _CHUNK):
-        rows = session.execute(
-            select(schema.Document.id, schema.Document.fingerprint, schema.Document.status, schema.Document.reason)
-            .where(schema.Document.fingerprint.in_(ordered[start:start + _CHUNK]),
-                   schema.Document.status.in_([DocumentStatus.DONE, DocumentStatus.FAILED]),
-                   schema.Document.batch_id != exclude_batch)
-            .order_by(schema.Document.id.desc())
-        )
-        for document_id, fingerprint, status, reason in rows:
-            yield Audit(document_id, fingerprint, status is DocumentStatus.FAILED, reason)
+def latest_audits(session: Session, fingerprints: Iterable[str], *, exclude_batch: str,
+                  failures_retried: tuple[str, ...]) -> dict[str, int]:
+    """Per fingerprint, the latest ended document of another batch whose results can be carried:
+    done, or failed for a reason other than those a later run tries again (reasons starting
+    with one of `failures_retried`)."""
+    D, found = schema.Document, {}
+    retried = or_(false(), *(func.substr(D.reason, 1, len(prefix)) == prefix for prefix in failures_retried))
+    carried = or_(D.status == DocumentStatus.DONE, and_(D.status == DocumentStatus.FAILED,
+                                                        or_(D.reason.is_(None), not_(retried))))
+    for ids in _latest_per_key(D.fingerprint, fingerprints, D.batch_id != exclude_batch, carried):
+        found.update(session.execute(select(D.fingerprint, D.id).where(D.id.in_(ids))).tuples().all())
+    return found
 
 
 def carry_over(session: Session, sources: dict[int, int], hashes: dict[int, str | None]) -> set[int]:

@@ -51,11 +51,18 @@ class Batch(Base):
 
 class Document(Base):
     __tablename__ = "documents"
-    __table_args__ = (UniqueConstraint("batch_id", "path", name="uq_document_batch_path"),)
+    __table_args__ = (
+        UniqueConstraint("batch_id", "path", name="uq_document_batch_path"),
+        # A path's documents newest first: the portfolio's latest audit of a contract, and the
+        # nightly planner's last look at a file (history.known_files), read from the top of one
+        # path's entries however many nights it has.
+        Index("ix_documents_path_id", "path", "id"),
+        Index("ix_documents_fingerprint_id", "fingerprint", "id"),  # the same for a fingerprint's audits
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     batch_id: Mapped[str] = mapped_column(ForeignKey("batches.id", ondelete="CASCADE"), index=True)
-    path: Mapped[str] = mapped_column(Text, index=True)  # the portfolio's latest audit of a contract
+    path: Mapped[str] = mapped_column(Text)
     filename: Mapped[str] = mapped_column(Text, index=True)
     status: Mapped[DocumentStatus] = mapped_column(closed_set(DocumentStatus, 16), default=DocumentStatus.PENDING, index=True)
     stage: Mapped[Stage | None] = mapped_column(closed_set(Stage, 32))
@@ -75,7 +82,7 @@ class Document(Base):
     """When the document last moved: the recovery sweep's clock (OCR pages touch it too)."""
     attempts: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     """Times the document was sent through the DAG: once by the producer, then by each sweep."""
-    fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
+    fingerprint: Mapped[str | None] = mapped_column(String(64))
     """What an audit of these bytes depends on (sha256, rule pack, model, playbook), hashed:
     a nightly run skips a document whose fingerprint was already audited."""
     carried_from: Mapped[int | None] = mapped_column(Integer, index=True)

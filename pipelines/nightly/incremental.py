@@ -177,11 +177,7 @@ def retried(reason: str | None) -> bool:
 
 def _audited(session: Session, fingerprints: set[str], batch_id: str) -> dict[str, int]:
     """Per fingerprint, the latest earlier document whose results can be carried over."""
-    chosen: dict[str, int] = {}
-    for candidate in history.audits_with_fingerprints(session, fingerprints, exclude_batch=batch_id):
-        if candidate.fingerprint not in chosen and not (candidate.failed and retried(candidate.reason)):
-            chosen[candidate.fingerprint] = candidate.id
-    return chosen
+    return history.latest_audits(session, fingerprints, exclude_batch=batch_id, failures_retried=RETRIED_FAILURES)
 
 
 def _stat(path: Path) -> tuple[int, int] | None:
