@@ -484,6 +484,21 @@ def test_stopping_lets_the_longest_task_finish(monkeypatch: pytest.MonkeyPatch) 
         assert deployments[name]["spec"]["replicas"] == 1 and deployments[name]["spec"]["strategy"] == {"type": "Recreate"}
 
 
+def test_docker_compose_lets_the_longest_task_finish() -> None:
+    """The same grace periods in docker-compose.yml (`stop_grace_period`; Docker's default is 10 s),
+    at the default settings, which its environment does not change."""
+    def seconds(duration: str) -> int:
+        return sum(int(amount) * {"h": 3600, "m": 60, "s": 1}[unit] for amount, unit in re.findall(r"(\d+)([hms])", duration))
+
+    settings = Settings()
+    longest = max(settings.time_limit_s(spec) for spec in STAGES) + HARD_LIMIT_GRACE_S
+    assert "TIME_LIMIT" not in json.dumps(COMPOSE)
+    for name in ("cpu-worker", "gpu-worker"):
+        assert seconds(COMPOSE[name]["stop_grace_period"]) > longest, name
+    assert seconds(COMPOSE["scheduler"]["stop_grace_period"]) > TASK_STOP_S + STOP_DEADLINE_S
+    assert seconds(COMPOSE["watcher"]["stop_grace_period"]) >= 60
+
+
 def test_the_gpu_workers_go_to_gpu_nodes_only() -> None:
     pod = pod_specs(BUILDS["redis"])["clausemill-gpu-worker"]
     assert pod["nodeSelector"]
