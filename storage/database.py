@@ -15,6 +15,15 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+POSTGRES_CONNECTION = {"connect_timeout": 10, "keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                       "keepalives_count": 3, "tcp_user_timeout": 60_000}
+"""libpq's connection parameters (psycopg2 and psycopg 3 pass them on), where the URL sets none.
+Without them a connection to a database host that vanished (a failover to another address, a
+host powered off, a partition that outlasts the statement) waits for the kernel: a new one for
+some two minutes of SYN retries, and a statement awaiting its answer for ever, with the worker
+holding its document the while.  With them a connection fails within a minute or so, the task
+fails as an infrastructure error and is retried, and the pool's pre-ping opens a fresh one."""
+
 _engines: dict[tuple[str, bool], Engine] = {}
 _session_factories: dict[Engine, sessionmaker[Session]] = {}
 """One sessionmaker per engine: building one defines a Session subclass and its event
@@ -76,7 +85,10 @@ def _engine(url: str, write: bool) -> Engine:
                 # (a nightly run's planning updates every document of a 100,000-file batch).
                 psycopg2 = make_url(url).get_driver_name() == "psycopg2"
                 batching = {"executemany_mode": "values_plus_batch"} if psycopg2 else {}
-                engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5, **batching)
+                given = make_url(url).query
+                connection = {name: value for name, value in POSTGRES_CONNECTION.items() if name not in given}
+                engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=connection,
+                                       **batching)
             _engines[key] = engine
             _session_factories[engine] = sessionmaker(bind=engine, expire_on_commit=False)
         return engine

@@ -1,9 +1,12 @@
 """Storage: the batch ledger finalizes exactly once, and every write is safe to repeat."""
 from __future__ import annotations
 
+import socket
 import threading
+import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from pipelines import datamodel as dm
@@ -187,3 +190,26 @@ def test_the_portfolio_summarises_each_contracts_latest_audit_and_pages_it_by_ke
             [s.document_id for s in everything[i:i + 3]] for i in range(0, 9, 3)]
         back = repository.triage(session, [], 3, before=pages[1][0].document_id)[0]
         assert [s.document_id for s in back] == [s.document_id for s in pages[0]]
+
+
+def test_a_database_that_never_answers_fails_the_connection_instead_of_hanging() -> None:
+    """A host that takes the connection and then says nothing (a database lost behind a proxy or
+    a partition): opening the engine fails within libpq's connect_timeout, not never."""
+    from sqlalchemy.exc import OperationalError
+
+    from storage.database import POSTGRES_CONNECTION, get_engine
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    taken: list[socket.socket] = []
+    accepting = threading.Thread(target=lambda: taken.append(silent.accept()[0]), daemon=True)
+    accepting.start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(OperationalError, match="timeout"):
+            get_engine(f"postgresql+psycopg2://nobody@127.0.0.1:{silent.getsockname()[1]}/nothing")
+        assert time.monotonic() - started < POSTGRES_CONNECTION["connect_timeout"] + 10
+        assert taken, "the connection reached the silent server"
+    finally:
+        silent.close()
+        for connection in taken:
+            connection.close()
