@@ -195,7 +195,8 @@ def latest_audits(session: Session, fingerprints: Iterable[str], *, exclude_batc
     carried = or_(D.status == DocumentStatus.DONE, and_(D.status == DocumentStatus.FAILED,
                                                         or_(D.reason.is_(None), not_(retried))))
     for ids in _latest_per_key(D.fingerprint, fingerprints, D.batch_id != exclude_batch, carried):
-        found.update(session.execute(select(D.fingerprint, D.id).where(D.id.in_(ids))).tuples().all())
+        found.update((fingerprint, document_id) for fingerprint, document_id in
+                     session.execute(select(D.fingerprint, D.id).where(D.id.in_(ids))))
     return found
 
 
