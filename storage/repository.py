@@ -35,22 +35,26 @@ def create_batch(session: Session, batch_id: str, paths: Iterable[Path], options
         batch.status, batch.finished_at, batch.options, batch.summary = BatchStatus.RUNNING, None, options, {}
         batch.origin = origin
     session.flush()
-    existing = {d.path: d for d in session.scalars(select(schema.Document).where(schema.Document.batch_id == batch_id))}
-    documents: list[schema.Document] = []
+    D, paths = schema.Document, list(paths)
+    existing = {d.path: d for d in session.scalars(select(D).where(D.batch_id == batch_id))}
+    new = []
     for path in paths:
-        key = str(path)
-        document = existing.get(key)
+        document = existing.get(str(path))
         if document is None:
-            document = schema.Document(batch_id=batch_id, path=key, filename=path.name, timings={}, assessment={})
-            session.add(document)
+            new.append({"batch_id": batch_id, "path": str(path), "filename": path.name, "timings": {}, "assessment": {}})
         else:
             document.status, document.stage, document.reason, document.duplicate_of = DocumentStatus.PENDING, None, None, None
             document.timings, document.assessment, document.risk_score, document.risk_level = {}, {}, None, None
             document.attempts, document.fingerprint, document.carried_from = 1, None, None
             document.unfinished, document.notes = None, None  # a re-run is a person's choice to try again
-        documents.append(document)
-    session.flush()  # the new rows in batches of INSERTs (a nightly batch registers every file)
-    return [document.id for document in documents]
+    session.flush()
+    # The new rows in one executemany, their ids read back after: an ORM flush needs each row's
+    # id as it inserts it, which SQLite gives one INSERT at a time (11 of a 100,000-file nightly
+    # batch's 38 s of planning, docs/BENCHMARKS.md).
+    if new:
+        session.execute(insert(D), new)
+    ids = dict(session.execute(select(D.path, D.id).where(D.batch_id == batch_id)).all())
+    return [ids[str(path)] for path in paths]
 
 
 def batch_progress(session: Session, batch_id: str) -> dict[str, int]:

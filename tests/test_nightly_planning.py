@@ -76,8 +76,8 @@ def test_an_unchanged_night_carries_every_contract_in_a_few_statements(tmp_path:
     copy = paths[-1]
     copy.write_bytes(paths[-2].read_bytes())  # the last file now has its neighbour's bytes
 
-    with session_scope(url) as session:
-        repository.create_batch(session, "night-2", paths, {}, BatchOrigin.NIGHTLY)
+    with counted_statements(url) as registering, session_scope(url) as session:
+        ids = repository.create_batch(session, "night-2", paths, {}, BatchOrigin.NIGHTLY)
     with counted_statements(url) as statements:
         plan = plan_batch(settings, "night-2", VERSIONS)
 
@@ -97,6 +97,9 @@ def test_an_unchanged_night_carries_every_contract_in_a_few_statements(tmp_path:
         assert (document.status, document.carried_from, document.sha256) == (DocumentStatus.DONE, before.id, before.sha256)
         assert items.get(document.id, 0) == items.get(before.id, 0)
     assert copied == ["check 1", "check 2"]
+    assert ids == [by_path[str(path)].id for path in paths]
+    # The batch's rows in one executemany, not an INSERT per file (SQLite returns ids a row at a time).
+    assert len(registering) <= 8, registering
     assert by_path[str(edited)].status is DocumentStatus.PENDING
     # Two per 500 documents to carry them and copy their review items, and a handful more, not
     # several per document (7,700 for these 1,100 before).
