@@ -135,7 +135,7 @@ def test_ops_cluster_sh_runs_the_cluster_natively(server_env: dict[str, str], tm
             cluster.communicate()
             pytest.fail(f"{', '.join(held) or 'a cluster process'} outlived SIGTERM by 90 s; the logs:\n" + "\n".join(
                 f"--- {log.name}\n{log.read_text(errors='replace')[-4000:]}"
-                for log in sorted(logs.glob("*.log"), key=lambda log: log.stem not in held)))
+                for log in sorted(logs.glob("*.log"), key=lambda log: (log.stem not in held, log.name))))
     assert cluster.returncode == 143, output
     assert processes_using(env["CLAUSEMILL_DATA_DIR"]) == [], "a cluster process outlived the script"
 
