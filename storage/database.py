@@ -83,10 +83,9 @@ def _engine(url: str, write: bool) -> Engine:
             else:
                 # psycopg2 sends an executemany UPDATE a row per round trip unless told to batch
                 # (a nightly run's planning updates every document of a 100,000-file batch).
-                psycopg2 = make_url(url).get_driver_name() == "psycopg2"
-                batching = {"executemany_mode": "values_plus_batch"} if psycopg2 else {}
-                given = make_url(url).query
-                connection = {name: value for name, value in POSTGRES_CONNECTION.items() if name not in given}
+                parsed = make_url(url)
+                batching = {"executemany_mode": "values_plus_batch"} if parsed.get_driver_name() == "psycopg2" else {}
+                connection = {name: value for name, value in POSTGRES_CONNECTION.items() if name not in parsed.query}
                 engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=connection,
                                        **batching)
             _engines[key] = engine
