@@ -58,6 +58,8 @@ INTERVAL_S = 0.5
 TICK = os.sysconf("SC_CLK_TCK")
 ROLES = ("cpu workers", "gpu worker", "postgres", "redis")
 VACUUM_EVERY_S = 60
+PROGRESS_EVERY_S = 300
+ENDED = ("done", "failed", "duplicate")
 
 
 # --- the contracts and the processes ------------------------------------------------------
@@ -214,9 +216,9 @@ class Sampler:
                 cursor.execute("SELECT pid, state, wait_event_type, wait_event FROM pg_stat_activity "
                                "WHERE datname = %s AND pid <> pg_backend_pid()", (self.database,))
                 backends = cursor.fetchall()
-                cursor.execute("SELECT count(*) FILTER (WHERE status IN ('done', 'failed', 'duplicate')), "
+                cursor.execute("SELECT count(*) FILTER (WHERE status = ANY(%s)), "
                                "(SELECT status FROM batches WHERE id = %s) FROM documents WHERE batch_id = %s",
-                               (self.batch_id, self.batch_id))
+                               (list(ENDED), self.batch_id, self.batch_id))
                 ended, batch_status = cursor.fetchone()
             for pid, *_ in backends:
                 if fields := _stat(str(pid)):
@@ -333,8 +335,15 @@ def run_size(count: int, args: argparse.Namespace, work: Path) -> dict:
         subprocess.run([sys.executable, "-m", "pipelines.cli", "audit", str(folder), "--no-wait", "--batch-id", batch_id],
                        env=env, cwd=REPO, check=True, capture_output=True)
         submit_s = time.perf_counter() - submitted
-        while not sampler.done and time.perf_counter() - submitted < args.timeout:
-            time.sleep(INTERVAL_S)
+        next_progress = PROGRESS_EVERY_S
+        try:
+            while not sampler.done and time.perf_counter() - submitted < args.timeout:
+                time.sleep(INTERVAL_S)
+                if time.perf_counter() - submitted >= next_progress:
+                    progress(sampler.samples, count)
+                    next_progress += PROGRESS_EVERY_S
+        except KeyboardInterrupt:  # a long run stopped by hand still reports what it did
+            print("!! interrupted", flush=True)
         client_wall = time.perf_counter() - submitted
         sampler.stop()
         if not sampler.autovacuum:
@@ -363,9 +372,24 @@ def run_size(count: int, args: argparse.Namespace, work: Path) -> dict:
 
 # --- what it prints --------------------------------------------------------------------------
 
+def progress(samples: list[Sample], n: int) -> None:
+    """One line every PROGRESS_EVERY_S, so that a run of hours shows how it goes while it runs."""
+    if len(samples) < 2:
+        return
+    first, last = samples[0], samples[-1]
+    span = max(last.t - first.t, 1e-9)
+    print(f"  {last.t / 60:.0f} min: {last.ended:,} of {n:,} ended ({60 * last.ended / span:.1f}/min so far); queued " +
+          ", ".join(f"{q} {v:,}" for q, v in last.queued.items()) + "; cores " +
+          ", ".join(f"{role} {(last.cpu_s[role] - first.cpu_s[role]) / span:.2f}" for role in ROLES) +
+          f", machine {(last.machine_s - first.machine_s) / span:.2f}", flush=True)
+
+
 def report(r: dict, cores: int) -> dict:
     """Print one size's figures; returns the headline numbers for the comparison table."""
-    n, facts, samples = r["count"], r["facts"], r["samples"]
+    facts, samples = r["facts"], r["samples"]
+    n = max(sum(facts["statuses"][s] for s in ENDED), 1)  # all of them, unless the run was stopped or timed out
+    if n < r["count"]:
+        print(f"!! {n:,} of {r['count']:,} documents ended: the rates below are over those")
     wall = facts["wall"] or r["client_wall"]
     tasks = sum(r["tasks"].values())
     run_s = sum(r["task_seconds"].values())
