@@ -251,6 +251,14 @@ class IntakeState(StrEnum):
         return self in (IntakeState.PROCESSED, IntakeState.FAILED, IntakeState.DUPLICATE)
 
 
+class ClauseTypeStatus(StrEnum):
+    """A clause type taught from examples (issue 44), from its definition to its retirement."""
+
+    DRAFT = "draft"  # defined, with examples; no trained version yet
+    ACTIVE = "active"  # a trained version runs in audits
+    RETIRED = "retired"  # left out of later audits; past reports keep it
+
+
 class SkipReason(StrEnum):
     """Why a scheduled window did not run: the closed set metrics label skips with."""
 

@@ -13,7 +13,7 @@ from sqlalchemy import JSON, BigInteger, Enum, Float, ForeignKey, Index, Integer
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pipelines.dag import Stage
-from pipelines.datamodel import BatchOrigin, BatchStatus, DocumentStatus, IntakeState, RunState
+from pipelines.datamodel import BatchOrigin, BatchStatus, ClauseTypeStatus, DocumentStatus, IntakeState, RunState
 
 
 def utcnow() -> datetime:
@@ -384,3 +384,46 @@ class PortfolioMark(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     refreshed_at: Mapped[datetime | None]
+
+
+class ClauseType(Base):
+    """A clause type a legal team teaches from examples (issue 44): a category like CUAD's,
+    named by the team.  Retired, never deleted: past reports name it."""
+
+    __tablename__ = "clause_types"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    slug: Mapped[str] = mapped_column(String(32), unique=True)
+    description: Mapped[str] = mapped_column(Text)
+    """What a reviewer reads on an item page of this type: what the clause does, what it is not."""
+    status: Mapped[ClauseTypeStatus] = mapped_column(closed_set(ClauseTypeStatus, 16), default=ClauseTypeStatus.DRAFT)
+    created_by: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retired_at: Mapped[datetime | None]
+
+
+class ClauseTypeExample(Base):
+    """A quote that is (label true) or is not (label false) an example of a clause type.
+
+    The quote's text is kept on the row, so pruning the audit it was picked from loses nothing;
+    where it came from (a contract's path and offsets) is kept to show it.  Withdrawn, never
+    deleted, so a trained version stays reproducible; the same quote given again is the same row.
+    """
+
+    __tablename__ = "clause_type_examples"
+    __table_args__ = (UniqueConstraint("type_id", "key", name="uq_clause_type_example_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    type_id: Mapped[int] = mapped_column(ForeignKey("clause_types.id", ondelete="CASCADE"), index=True)
+    label: Mapped[bool]
+    text: Mapped[str] = mapped_column(Text)
+    key: Mapped[str] = mapped_column(String(64))  # sha256 of the quote, case and spacing aside
+    source: Mapped[str] = mapped_column(String(16))  # quote | file | span | search
+    document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id", ondelete="SET NULL"))
+    path: Mapped[str | None] = mapped_column(Text)
+    start: Mapped[int | None]
+    end: Mapped[int | None]
+    added_by: Mapped[str] = mapped_column(String(80))
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
+    withdrawn_at: Mapped[datetime | None]

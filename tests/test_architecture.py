@@ -144,7 +144,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "pipelines.parsers", "pipelines.stages", "pipelines.rules", "pipelines.terms", "pipelines.contract_type",
         "pipelines.sides", "pipelines.playbook", "pipelines.aggregate", "pipelines.review", "pipelines.deadlines",
         "pipelines.nightly.deltas", "pipelines.nightly.webhook", "pipelines.reports", "pipelines.samples",
-        "pipelines.intake.rules")),
+        "pipelines.intake.rules", "pipelines.clause_types")),
     ("storage and the model runtime", ("storage", "models")),
     ("the engine and the review services", (
         "pipelines.steps", "pipelines.producer", "pipelines.reported", "pipelines.nightly.incremental",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pipelines.cli import batches, data, feedback, health, intake, monitoring, nightly, processes, prune, review, stopping, users, web
+from pipelines.cli import batches, clauses, data, feedback, health, intake, monitoring, nightly, processes, prune, review, stopping, users, web
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False)
 
@@ -27,3 +27,4 @@ for command in (batches.audit, batches.status, batches.report, intake.watch, int
     app.command()(command)
 app.add_typer(review.review, name="review")
 app.add_typer(users.users, name="users")
+app.add_typer(clauses.clauses, name="clauses")

@@ -1,0 +1,224 @@
+"""Clause types taught from examples, and their example quotes, in the database (issue 44).
+
+Plain functions on a Session, as the CLI and (later) the admin pages call them.  Names are
+matched case aside, as CUAD's categories are; examples are keyed by their quote, so giving the
+same quote twice adds nothing and a re-run of the same command changes nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from pipelines.clause_types.examples import Quote, clean_quote, quote_key
+from pipelines.clause_types.names import ClauseTypeError, check_name, slug_of
+from pipelines.datamodel import ClauseTypeStatus, DocumentStatus
+from storage import schema
+from storage.repository import load_text
+from storage.schema import utcnow
+
+MAX_DESCRIPTION = 2_000
+
+
+@dataclass(frozen=True)
+class TypeLine:
+    """A clause type as `clausemill clauses` lists it."""
+
+    name: str
+    status: str
+    description: str
+    examples: int
+    counter_examples: int
+    created_by: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ExampleLine:
+    """One example (or counter-example) of a type, with where it came from."""
+
+    id: int
+    label: bool
+    text: str
+    source: str
+    path: str | None
+    start: int | None
+    end: int | None
+    added_by: str
+    withdrawn: bool
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A segment of a contract's latest audit that a search found."""
+
+    document_id: int
+    path: str
+    page: int
+    start: int
+    end: int
+    text: str
+    known: bool  # already an example (or counter-example) of the type searched for
+
+
+@dataclass(frozen=True)
+class Added:
+    added: int
+    already: int
+
+
+def defined_names(session: Session) -> list[str]:
+    """Every type ever defined, retired ones included: a name is never given twice."""
+    return list(session.scalars(select(schema.ClauseType.name).order_by(schema.ClauseType.id)))
+
+
+def find_type(session: Session, name: str) -> schema.ClauseType | None:
+    folded = " ".join(name.split()).casefold()
+    return next((t for t in session.scalars(select(schema.ClauseType)) if t.name.casefold() == folded), None)
+
+
+def get_type(session: Session, name: str) -> schema.ClauseType:
+    clause_type = find_type(session, name)
+    if clause_type is None:
+        raise ClauseTypeError(f"no clause type is named {name!r}; `clausemill clauses` lists them")
+    return clause_type
+
+
+def define_type(session: Session, name: str, description: str | None, by: str) -> tuple[schema.ClauseType, bool]:
+    """The type named `name`, created if it is new (then `description` is required); a
+    description given for an existing type replaces its own.  Returns (type, created)."""
+    text = " ".join((description or "").split())
+    if len(text) > MAX_DESCRIPTION:
+        raise ClauseTypeError(f"the description has {len(text):,} characters; at most {MAX_DESCRIPTION:,}")
+    clause_type = find_type(session, name)
+    if clause_type is not None:
+        if text:
+            clause_type.description = text
+        return clause_type, False
+    checked = check_name(name, defined_names(session))
+    if not text:
+        raise ClauseTypeError(f"a new clause type needs a description (--description): what a {checked} clause "
+                              "does, as a reviewer should read it")
+    slugs = set(session.scalars(select(schema.ClauseType.slug)))
+    clause_type = schema.ClauseType(name=checked, slug=slug_of(checked, slugs), description=text,
+                                    status=ClauseTypeStatus.DRAFT, created_by=by)
+    session.add(clause_type)
+    session.flush()
+    return clause_type, True
+
+
+def add_examples(session: Session, clause_type: schema.ClauseType, quotes: Iterable[Quote], by: str) -> Added:
+    """Store the quotes as examples (or counter-examples) of the type.  A quote it already has
+    with the same label is counted, not added again; a withdrawn one comes back; one it has
+    with the other label is refused, since a quote cannot be both."""
+    E = schema.ClauseTypeExample
+    added = already = 0
+    for quote in quotes:
+        text = clean_quote(quote.text)
+        key = hashlib.sha256(quote_key(text).encode()).hexdigest()
+        row = session.scalar(select(E).where(E.type_id == clause_type.id, E.key == key))
+        if row is not None and row.withdrawn_at is None:
+            if row.label != quote.label:
+                kind = "an example" if row.label else "a counter-example"
+                raise ClauseTypeError(f"{_short(text)!r} is already {kind} of {clause_type.name} (#{row.id}); "
+                                      f"withdraw it first (`clausemill clauses withdraw {clause_type.name!r} {row.id}`)")
+            already += 1
+            continue
+        if row is None:
+            row = E(type_id=clause_type.id, key=key)
+            session.add(row)
+        row.label, row.text, row.source, row.withdrawn_at = quote.label, text, quote.source, None
+        row.document_id, row.path, row.start, row.end = quote.document_id, quote.path, quote.start, quote.end
+        row.added_by, row.added_at = by, utcnow()
+        session.flush()
+        added += 1
+    return Added(added, already)
+
+
+def withdraw_examples(session: Session, clause_type: schema.ClauseType, ids: Iterable[int]) -> int:
+    """Withdraw examples by number; kept, not deleted, so a version trained on them stays
+    reproducible.  An id that is not one of the type's examples is refused."""
+    E, ids = schema.ClauseTypeExample, list(ids)
+    rows = {r.id: r for r in session.scalars(select(E).where(E.type_id == clause_type.id, E.id.in_(ids)))}
+    if missing := [i for i in ids if i not in rows]:
+        raise ClauseTypeError(f"{clause_type.name} has no example numbered {', '.join(map(str, missing))}; "
+                              f"`clausemill clauses show {clause_type.name!r}` numbers them")
+    now, withdrawn = utcnow(), 0
+    for row in rows.values():
+        if row.withdrawn_at is None:
+            row.withdrawn_at, withdrawn = now, withdrawn + 1
+    return withdrawn
+
+
+def set_retired(session: Session, clause_type: schema.ClauseType, retired: bool) -> None:
+    """Retire a type (later audits leave it out; past reports keep it), or bring it back."""
+    if retired:
+        clause_type.status, clause_type.retired_at = ClauseTypeStatus.RETIRED, clause_type.retired_at or utcnow()
+    else:
+        clause_type.status, clause_type.retired_at = ClauseTypeStatus.DRAFT, None
+
+
+def list_types(session: Session) -> list[TypeLine]:
+    T, E = schema.ClauseType, schema.ClauseTypeExample
+    counts = {(type_id, label): n for type_id, label, n in session.execute(
+        select(E.type_id, E.label, func.count()).where(E.withdrawn_at.is_(None)).group_by(E.type_id, E.label))}
+    return [TypeLine(t.name, t.status.value, t.description, counts.get((t.id, True), 0), counts.get((t.id, False), 0),
+                     t.created_by, t.created_at)
+            for t in session.scalars(select(T).order_by(T.name))]
+
+
+def examples_of(session: Session, clause_type: schema.ClauseType, *, withdrawn: bool = False) -> list[ExampleLine]:
+    E = schema.ClauseTypeExample
+    query = select(E).where(E.type_id == clause_type.id).order_by(E.label.desc(), E.id)
+    if not withdrawn:
+        query = query.where(E.withdrawn_at.is_(None))
+    return [ExampleLine(r.id, r.label, r.text, r.source, r.path, r.start, r.end, r.added_by, r.withdrawn_at is not None)
+            for r in session.scalars(query)]
+
+
+def span_quote(session: Session, document_id: int, start: int, end: int, label: bool) -> Quote:
+    """The words at characters start-end of an audited document, as a quote that remembers them."""
+    document = session.get(schema.Document, document_id)
+    if document is None:
+        raise ClauseTypeError(f"no document has the number {document_id}")
+    text = load_text(session, document_id)
+    if not text:
+        raise ClauseTypeError(f"document {document_id} ({document.filename}) has no text stored: it was not audited, "
+                              "or its audit was pruned")
+    if end > len(text):
+        raise ClauseTypeError(f"document {document_id} ({document.filename}) has {len(text):,} characters; "
+                              f"{start}-{end} runs past its end")
+    return Quote(clean_quote(text[start:end], f"characters {start}-{end} of document {document_id}"), label, "span",
+                 document.path, start, end, document_id)
+
+
+def search_segments(session: Session, words: str, limit: int, clause_type: schema.ClauseType | None = None) -> list[Hit]:
+    """Segments of each contract's latest finished audit that hold every word of `words` (case
+    aside), in path and reading order: where an admin looks for examples in the portfolio."""
+    terms = words.split()
+    if not terms:
+        raise ClauseTypeError("a search needs words")
+    D, S = schema.Document, schema.Segment
+    latest = select(func.max(D.id)).where(D.status == DocumentStatus.DONE).group_by(D.path).scalar_subquery()
+    query = (select(D.id, D.path, S.page, S.start, S.end, S.text).join(S, S.document_id == D.id)
+             .where(D.id.in_(latest), *(S.text.ilike(f"%{_escape_like(t)}%", escape="\\") for t in terms))
+             .order_by(D.path, S.index).limit(limit))
+    known: set[str] = set()
+    if clause_type is not None:
+        E = schema.ClauseTypeExample
+        known = set(session.scalars(select(E.key).where(E.type_id == clause_type.id, E.withdrawn_at.is_(None))))
+    return [Hit(r.id, r.path, r.page, r.start, r.end, r.text,
+                hashlib.sha256(quote_key(r.text).encode()).hexdigest() in known)
+            for r in session.execute(query)]
+
+
+def _escape_like(term: str) -> str:
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
