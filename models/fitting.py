@@ -66,11 +66,14 @@ class ExpertPairs:
 
 
 def fit_lexical(layer: LexicalLayer, bag: LexicalBag, labels: torch.Tensor, settings: FitSettings,
-                device: torch.device) -> None:
-    """Multi-label logistic regression on TF-IDF features: mean log loss + |W|^2 / (2 C n)."""
+                device: torch.device, *, keep_idf: bool = False) -> None:
+    """Multi-label logistic regression on TF-IDF features: mean log loss + |W|^2 / (2 C n).
+    The idf is measured on `bag` unless `keep_idf` (a taught clause type's column shares the
+    shipped router's idf: its few rows would measure a poor one)."""
     layer.to(device)
     bag = bag.to(device)
-    layer.set_idf(bag)
+    if not keep_idf:
+        layer.set_idf(bag)
     n = len(bag.index)
     present = bag.index != 0
     rows = torch.arange(n, device=device).unsqueeze(1).expand_as(bag.index)[present]
@@ -185,9 +188,10 @@ class _Best:
 
 
 def fit_experts(experts: ExpertBank, encoded: EncodedSegments, pairs: ExpertPairs, settings: FitSettings,
-                device: torch.device, evaluate: Callable[[], float], log: Callable[[str], None]) -> int:
+                device: torch.device, evaluate: Callable[[], float] | None, log: Callable[[str], None]) -> int:
     """Train every expert's correction to the lexical logit on its pairs; returns the epoch kept
-    (best `evaluate()`; epoch 0 = every correction zero, as the zero heads start)."""
+    (best `evaluate()`; epoch 0 = every correction zero, as the zero heads start).  Without
+    `evaluate` it runs every planned epoch and keeps the last."""
     experts.to(device)
     rng = np.random.default_rng(settings.seed)
     lengths = encoded.lengths.numpy()

@@ -35,6 +35,7 @@ class TypeLine:
     counter_examples: int
     created_by: str
     created_at: datetime
+    trained: int  # the latest version's number; 0: never trained
 
 
 @dataclass(frozen=True)
@@ -163,11 +164,12 @@ def set_retired(session: Session, clause_type: schema.ClauseType, retired: bool)
 
 
 def list_types(session: Session) -> list[TypeLine]:
-    T, E = schema.ClauseType, schema.ClauseTypeExample
+    T, E, V = schema.ClauseType, schema.ClauseTypeExample, schema.ClauseTypeVersion
     counts = {(type_id, label): n for type_id, label, n in session.execute(
         select(E.type_id, E.label, func.count()).where(E.withdrawn_at.is_(None)).group_by(E.type_id, E.label))}
+    trained = dict(session.execute(select(V.type_id, func.max(V.number)).group_by(V.type_id)).all())
     return [TypeLine(t.name, t.status.value, t.description, counts.get((t.id, True), 0), counts.get((t.id, False), 0),
-                     t.created_by, t.created_at)
+                     t.created_by, t.created_at, trained.get(t.id, 0))
             for t in session.scalars(select(T).order_by(T.name))]
 
 
@@ -222,3 +224,78 @@ def _escape_like(term: str) -> str:
 
 def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+# --- what a type trains on, and its versions --------------------------------------------------
+
+@dataclass(frozen=True)
+class PoolSegment:
+    """A segment of an audited contract drawn as a negative: labelled 'not this type'."""
+
+    document_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class VersionLine:
+    """A trained version as `clausemill clauses show` lists it."""
+
+    number: int
+    version: str
+    base_version: str
+    examples: int
+    counter_examples: int
+    negatives: int
+    metrics: dict
+    created_by: str
+    created_at: datetime
+    size: int
+
+
+def negative_pool(session: Session, clause_type: schema.ClauseType, size: int, seed: int,
+                  contracts: int = 200) -> list[PoolSegment]:
+    """`size` segments drawn from the latest finished audits of up to `contracts` contracts (a
+    seeded draw, so the same portfolio gives the same pool and its encoding is cached), leaving
+    out the type's own examples and the segments that overlap a span picked as one."""
+    import random
+
+    D, S, E = schema.Document, schema.Segment, schema.ClauseTypeExample
+    latest = sorted(session.scalars(
+        select(func.max(D.id)).where(D.status == DocumentStatus.DONE).group_by(D.path)))
+    chosen = sorted(random.Random(seed).sample(latest, min(contracts, len(latest))))
+    examples = session.execute(select(E.key, E.document_id, E.start, E.end).where(E.type_id == clause_type.id)).all()
+    keys = {e.key for e in examples}
+    spans = [(e.document_id, e.start, e.end) for e in examples if e.document_id is not None and e.start is not None]
+    rows = [r for r in session.execute(select(S.document_id, S.text, S.start, S.end).where(S.document_id.in_(chosen))
+                                       .order_by(S.document_id, S.index))
+            if hashlib.sha256(quote_key(r.text).encode()).hexdigest() not in keys
+            and not any(d == r.document_id and s < r.end and r.start < e for d, s, e in spans)]
+    picked = sorted(random.Random(seed + 1).sample(range(len(rows)), min(size, len(rows))))
+    return [PoolSegment(rows[i].document_id, rows[i].text) for i in picked]
+
+
+def add_version(session: Session, clause_type: schema.ClauseType, number: int, version: str, base_version: str,
+                weights: bytes, metrics: dict, by: str) -> None:
+    session.add(schema.ClauseTypeVersion(
+        type_id=clause_type.id, number=number, version=version, base_version=base_version, weights=weights,
+        examples=metrics["examples"], counter_examples=metrics["counter_examples"], negatives=metrics["negatives"],
+        metrics=metrics, created_by=by))
+    session.flush()
+
+
+def next_version_number(session: Session, clause_type: schema.ClauseType) -> int:
+    V = schema.ClauseTypeVersion
+    return (session.scalar(select(func.max(V.number)).where(V.type_id == clause_type.id)) or 0) + 1
+
+
+def versions_of(session: Session, clause_type: schema.ClauseType) -> list[VersionLine]:
+    V = schema.ClauseTypeVersion
+    rows = session.execute(select(V.number, V.version, V.base_version, V.examples, V.counter_examples, V.negatives,
+                                  V.metrics, V.created_by, V.created_at, func.length(V.weights))
+                           .where(V.type_id == clause_type.id).order_by(V.number))
+    return [VersionLine(*row) for row in rows]
+
+
+def version_weights(session: Session, version: str) -> bytes | None:
+    V = schema.ClauseTypeVersion
+    return session.scalar(select(V.weights).where(V.version == version))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from enum import StrEnum
 
-from sqlalchemy import JSON, BigInteger, Enum, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Enum, Float, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pipelines.dag import Stage
@@ -427,3 +427,27 @@ class ClauseTypeExample(Base):
     added_by: Mapped[str] = mapped_column(String(80))
     added_at: Mapped[datetime] = mapped_column(default=utcnow)
     withdrawn_at: Mapped[datetime | None]
+
+
+class ClauseTypeVersion(Base):
+    """A trained version of a clause type: its add-on to the shipped model (models/addons.py),
+    stored here so that every gpu worker, on any host, reads the same bytes.  A type's latest
+    version is its current one; older ones stay, so a past audit can be traced to its weights."""
+
+    __tablename__ = "clause_type_versions"
+    __table_args__ = (UniqueConstraint("type_id", "number", name="uq_clause_type_version_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    type_id: Mapped[int] = mapped_column(ForeignKey("clause_types.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int]
+    version: Mapped[str] = mapped_column(String(64), unique=True)  # what findings carry
+    base_version: Mapped[str] = mapped_column(String(64))  # the checkpoint it extends
+    weights: Mapped[bytes] = mapped_column(LargeBinary)
+    examples: Mapped[int]
+    counter_examples: Mapped[int]
+    negatives: Mapped[int]
+    metrics: Mapped[dict] = mapped_column(JSON)
+    """Cross-validated quality (precision, recall and their intervals, average precision), whether
+    it is young, and how long each phase took."""
+    created_by: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -150,7 +150,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "pipelines.steps", "pipelines.producer", "pipelines.reported", "pipelines.nightly.incremental",
         "pipelines.review.queue", "pipelines.review.assignment", "pipelines.review.agreement",
         "pipelines.review.export", "pipelines.review.listing", "pipelines.review.item_view", "pipelines.review.users",
-        "pipelines.review.calendar_tokens")),
+        "pipelines.review.calendar_tokens", "pipelines.clause_types.teaching")),
     ("Celery glue", ("workers",)),
     ("the processes that bring work in and keep it going", ("pipelines.intake", "pipelines.nightly", "workers.metrics")),
     ("the web app and the CLI", ("web", "pipelines.cli")),

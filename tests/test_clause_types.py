@@ -154,3 +154,91 @@ def test_an_admin_teaches_a_type_from_quotes_a_file_a_span_and_a_search(audited_
     assert "young until 25" not in shown.stdout and "needs 1 more example" in shown.stdout
     assert run_cli(["clauses", "retire", name], audited_env).returncode == 0
     assert "retired" in run_cli(["clauses"], audited_env).stdout
+
+
+# --- training (the shipped checkpoint, segments of the audited samples as negatives) ----------
+
+FORCE_QUOTES = (
+    FORCE, FORCE_2,
+    "Force Majeure. If performance is hindered by an act of God, epidemic, embargo or governmental action, the "
+    "affected party's obligations are suspended for the duration of that event.",
+    "The Supplier shall not be responsible for delays in delivery resulting from natural disasters, riots, labour "
+    "disputes or interruptions of public utilities.",
+    "Should a force majeure event continue for more than ninety days, either party may terminate this Agreement by "
+    "written notice to the other.",
+    "The party affected by an event outside its control shall promptly notify the other party and use reasonable "
+    "efforts to resume performance.",
+)
+
+
+def test_a_type_trains_into_a_stored_version_that_says_how_good_it_is(audited_env: dict[str, str], tmp_path: Path) -> None:
+    from models.addons import addon_tensors, load_addon
+    from models.checkpoint_version import checkpoint_version
+
+    name = "Acts Beyond Control"
+    quotes = tmp_path / "quotes.txt"
+    quotes.write_text("\n\n".join(FORCE_QUOTES[:4]), encoding="utf-8")
+    assert run_cli(["clauses", "add", name, "--description", "Excuses a party while events beyond its control stop it.",
+                    "--quotes", str(quotes), "--counter", NOT_FORCE], audited_env).returncode == 0
+    too_few = run_cli(["clauses", "train", name], audited_env)
+    assert too_few.returncode == 2 and "has 4 example(s); training needs at least 5" in " ".join(too_few.stderr.split())
+    quotes.write_text("\n\n".join(FORCE_QUOTES), encoding="utf-8")
+    assert run_cli(["clauses", "add", name, "--quotes", str(quotes)], audited_env).returncode == 0
+    first = run_cli(["clauses", "train", name], audited_env)
+    assert first.returncode == 0, first.stderr
+    said = " ".join(first.stderr.split())
+    assert "Trained Acts Beyond Control v1 (ct-acts-beyond-control-1-" in said and "young: 6 examples" in said
+    assert "None" not in said
+    second = run_cli(["clauses", "train", name], audited_env)
+    assert second.returncode == 0, second.stderr
+    with session_scope(sqlite_url(audited_env), write=False) as session:
+        clause_type = store.get_type(session, name)
+        versions = store.versions_of(session, clause_type)
+        weights = store.version_weights(session, versions[0].version)
+    # the same examples and the same draw of negatives train the same weights
+    assert [v.number for v in versions] == [1, 2]
+    assert versions[0].version.rsplit("-", 1)[1] == versions[1].version.rsplit("-", 1)[1]
+    metrics = versions[0].metrics
+    assert (metrics["examples"], metrics["counter_examples"]) == (6, 1) and metrics["negatives"] >= 300
+    assert 0.0 <= metrics["average_precision"] <= 1.0 and metrics["young"]
+    addon = load_addon(weights, checkpoint_version())
+    assert addon.version == versions[0].version and addon.metrics["examples"] == 6
+    assert all(t.numel() for t in addon_tensors(addon).values() if t.dim())  # a column and an expert were stored
+    with pytest.raises(ValueError, match="trained for checkpoint"):
+        load_addon(weights, "experts-000000000000")
+    shown_ = run_cli(["clauses", "show", name], audited_env)
+    assert "v2 ct-acts-beyond-control-2-" in shown_.stdout
+
+
+def test_training_refuses_a_portfolio_with_nothing_audited(embedded_env: dict[str, str], tmp_path: Path) -> None:
+    quotes = tmp_path / "quotes.txt"
+    quotes.write_text("\n\n".join(FORCE_QUOTES), encoding="utf-8")
+    assert run_cli(["clauses", "add", "Acts Beyond Control", "--description", "Events beyond control.",
+                    "--quotes", str(quotes)], embedded_env).returncode == 0
+    result = run_cli(["clauses", "train", "Acts Beyond Control"], embedded_env)
+    assert result.returncode == 2 and "audit a few contracts first" in " ".join(result.stderr.split())
+
+
+def test_an_addon_reads_back_exactly_as_it_was_saved() -> None:
+    import torch
+
+    from models.addons import Addon, addon_tensors, load_addon, save_addon
+    from models.experts import ExpertBank
+    from models.lexical import LexicalBag
+
+    torch.manual_seed(3)
+    bank = ExpertBank(1, 8, 4)
+    with torch.no_grad():
+        for parameter in bank.parameters():
+            parameter.copy_(torch.randn_like(parameter).half().float())
+    addon = Addon("Sanctions", "ct-sanctions-1-00000000", "experts-abc", torch.tensor([3, 9, 40]),
+                  torch.tensor([0.5, -1.25, 2.0]), -0.75, bank, -2.0, (1.1, -0.2), (0.9, -3.0), {"examples": 7})
+    loaded = load_addon(save_addon(addon), "experts-abc")
+    assert all(torch.equal(a, b) for a, b in zip(addon_tensors(addon).values(), addon_tensors(loaded).values()))
+    bag = LexicalBag(torch.tensor([[3, 40, 0], [5, 9, 70000]]), torch.tensor([[1.0, 2.0, 0.0], [1.0, 1.0, 3.0]]))
+    idf = torch.rand(80000) + 0.5
+    assert torch.equal(addon.lexical_logits(bag, idf, 1000), loaded.lexical_logits(bag, idf, 1000))
+    # a feature past the bigrams is a section heading's word: left out
+    assert float(addon.lexical_logits(LexicalBag(torch.tensor([[70000]]), torch.tensor([[1.0]])), idf, 1000)[0]) == -0.75
+    with pytest.raises(ValueError, match="not a clause-type add-on"):
+        load_addon(b"\x00" * 4, "experts-abc")

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 clauses = typer.Typer(
-    help="Clause types taught from examples: list them (the default), `add` one or its examples, `show` one, "
-         "`withdraw` examples, `retire` a type.",
+    help="Clause types taught from examples: list them (the default), `add` one or its examples, `train` it, "
+         "`show` one, `withdraw` examples, `retire` a type.",
     no_args_is_help=False, invoke_without_command=True, add_completion=False, pretty_exceptions_show_locals=False)
 
 T = TypeVar("T")
@@ -42,11 +42,12 @@ def list_all(context: typer.Context) -> None:
                       "--quote TEXT ...` (see `clausemill clauses add --help`).")
         return
     table = Table(title="Clause types")
-    for column in ("Name", "Status", "Examples", "Counter-examples", "Readiness", "Defined by"):
+    for column in ("Name", "Status", "Trained", "Examples", "Counter-examples", "Readiness", "Defined by"):
         table.add_column(column, overflow="fold")
     for line in lines:
-        table.add_row(shown(line.name), line.status, str(line.examples), str(line.counter_examples),
-                      _readiness(line.examples), f"{shown(line.created_by)} {line.created_at:%Y-%m-%d}")
+        table.add_row(shown(line.name), line.status, f"v{line.trained}" if line.trained else "not yet",
+                      str(line.examples), str(line.counter_examples), _readiness(line.examples),
+                      shown(f"{line.created_by} {line.created_at:%Y-%m-%d}"))
     Console().print(table)
 
 
@@ -124,6 +125,21 @@ def add(
 
 
 @clauses.command()
+def train(name: Annotated[str, typer.Argument(help="The clause type.")]) -> None:
+    """Train a new version of a clause type from its examples, against segments drawn from the
+    contracts already audited, and say how good it is (cross-validated over its examples)."""
+    from pipelines.clause_types.names import ClauseTypeError
+    from pipelines.clause_types.teaching import teach
+
+    try:
+        taught = teach(get_settings(), name, _who(), lambda line: console.print(shown(line)))
+    except ClauseTypeError as error:
+        _fail(str(error).rstrip("."))
+        return
+    console.print(shown(f"Trained {taught.name} v{taught.number} ({taught.version}): {_quality(taught.metrics)}."))
+
+
+@clauses.command()
 def show(
     name: Annotated[str, typer.Argument(help="The clause type.")],
     withdrawn: Annotated[bool, typer.Option(help="Also list withdrawn examples.")] = False,
@@ -134,9 +150,9 @@ def show(
     def read(session: Session) -> tuple:
         clause_type = store.get_type(session, name)
         line = next(t for t in store.list_types(session) if t.name == clause_type.name)
-        return line, store.examples_of(session, clause_type, withdrawn=withdrawn)
+        return line, store.examples_of(session, clause_type, withdrawn=withdrawn), store.versions_of(session, clause_type)
 
-    line, examples = _run(read, write=False)
+    line, examples, versions = _run(read, write=False)
     out = Console()
     out.print(shown(f"{line.name} ({line.status}; {_readiness(line.examples)})"), style="bold")
     out.print(shown(line.description))
@@ -152,6 +168,16 @@ def show(
             where += f" [{example.start}-{example.end}]"
         table.add_row(str(example.id), kind, shown(example.text), shown(f"{where}, by {example.added_by}"))
     out.print(table)
+    if not versions:
+        out.print("Not trained yet: `clausemill clauses train NAME`.")
+        return
+    trained = Table(title="Versions (quality cross-validated over the examples)")
+    for column in ("Version", "Examples", "Counter", "Negatives", "Quality", "Trained"):
+        trained.add_column(column, overflow="fold")
+    for v in versions:
+        trained.add_row(f"v{v.number} {v.version}", str(v.examples), str(v.counter_examples), str(v.negatives),
+                        shown(_quality(v.metrics)), shown(f"{v.created_at:%Y-%m-%d %H:%M} by {v.created_by}"))
+    out.print(trained)
 
 
 @clauses.command()
@@ -209,6 +235,18 @@ def _readiness(examples: int) -> str:
     if examples < TRUSTED_EXAMPLES:
         return f"enough to train; young until {TRUSTED_EXAMPLES} examples"
     return "enough examples to be trusted"
+
+
+def _quality(metrics: dict) -> str:
+    """Cross-validated precision and recall at 0.5 with their 95% intervals, and youth, in words."""
+    def figure(name: str) -> str:
+        value, (low, high) = metrics.get(name), metrics[f"{name}_interval"]
+        return f"{name} not measured" if value is None else f"{name} {value:.2f} ({low:.2f}-{high:.2f})"
+
+    text = f"{figure('precision')}, {figure('recall')}, average precision {metrics['average_precision']:.2f}"
+    if metrics.get("young"):
+        text += "; young: " + "; ".join(metrics["young_because"])
+    return text
 
 
 def _who() -> str:

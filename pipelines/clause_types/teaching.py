@@ -1,0 +1,71 @@
+"""Teaching a clause type: its examples, and a draw of segments from audited contracts as the
+clause it is not, trained into a new version of its add-on (models/addon_training.py).
+
+The service between the rows (storage/clause_types.py) and the model (models/); the CLI calls it.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipelines.clause_types.examples import MIN_EXAMPLES
+from pipelines.clause_types.names import ClauseTypeError
+from pipelines.settings import Settings
+from storage import clause_types as store
+from storage.database import session_scope
+
+POOL_PER_EXAMPLE = 60
+"""Negatives drawn per example: about one clause among sixty other segments, as in a contract."""
+MIN_POOL, MAX_POOL = 300, 3000
+MIN_POOL_CONTRACTS = 3
+
+
+@dataclass(frozen=True)
+class Taught:
+    name: str
+    number: int
+    version: str
+    metrics: dict
+
+
+def teach(settings: Settings, name: str, by: str, log: Callable[[str], None]) -> Taught:
+    """Train the type named `name` on its examples; store and return the new version."""
+    url = settings.effective_database_url
+    with session_scope(url, write=False) as session:
+        clause_type = store.get_type(session, name)
+        lines = store.examples_of(session, clause_type)
+        positives = sum(line.label for line in lines)
+        if positives < MIN_EXAMPLES:
+            raise ClauseTypeError(f"{clause_type.name} has {positives} example(s); training needs at least "
+                                  f"{MIN_EXAMPLES} (and 25 to be trusted): add more with `clausemill clauses add`")
+        size = min(MAX_POOL, max(MIN_POOL, POOL_PER_EXAMPLE * positives))
+        seed = int(hashlib.sha256(clause_type.slug.encode()).hexdigest()[:8], 16)
+        pool = store.negative_pool(session, clause_type, size, seed)
+        number = store.next_version_number(session, clause_type)
+        type_name, slug = clause_type.name, clause_type.slug
+    contracts = len({segment.document_id for segment in pool})
+    if len(pool) < MIN_POOL or contracts < MIN_POOL_CONTRACTS:
+        raise ClauseTypeError(f"training draws the clause's opposite from audited contracts, and there are "
+                              f"{len(pool)} segments in {contracts} contract(s): audit a few contracts first "
+                              f"(at least {MIN_POOL} segments in {MIN_POOL_CONTRACTS} contracts)")
+    from models.addon_training import AddonRows, train_addon
+    from models.addons import save_addon
+    from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint
+
+    checkpoint = load_checkpoint(settings.model_checkpoint or DEFAULT_CHECKPOINT)
+    examples = AddonRows([line.text for line in lines], np.array([line.label for line in lines], dtype=bool),
+                         np.arange(len(lines)))
+    negatives = AddonRows([segment.text for segment in pool], np.zeros(len(pool), dtype=bool),
+                          np.array([segment.document_id for segment in pool]))
+    log(f"{type_name}: {positives} examples, {len(lines) - positives} counter-examples, {len(pool)} segments "
+        f"of {contracts} audited contracts as negatives")
+    trained = train_addon(checkpoint, examples, negatives, name=type_name, slug=slug, number=number,
+                          cache=settings.data_dir / "clause_types" / "cache", log=log)
+    addon = trained.addon
+    with session_scope(url) as session:
+        store.add_version(session, store.get_type(session, type_name), number, addon.version, checkpoint.version,
+                          save_addon(addon), addon.metrics, by)
+    return Taught(type_name, number, addon.version, addon.metrics)
