@@ -23,6 +23,8 @@ from pathlib import Path
 
 import torch
 
+from models.addon_inference import addon_findings
+from models.addons import Addon
 from models.backbone import Backbone
 from models.batching import BatchLimits, length_batches, pad_ids
 from models.calibration import apply_platt
@@ -97,6 +99,11 @@ class ClauseModel:
         c = self.config
         return document_findings(segments, probability, self.presence(probability), c.categories, c.emitted, c.floor,
                                  self.version, self.tail, self.widen)
+
+    def addon_findings(self, segments: list[Segment], addons: list[Addon]) -> list[Finding]:
+        """Findings of taught clause types (models/addon_inference.py) for one document."""
+        return addon_findings(self.backbone, self.network.router.lexical.idf.cpu(), self.limits, self.config.floor, addons,
+                              segments)
 
     def presence(self, probability: torch.Tensor) -> torch.Tensor:
         """[C] presence score per category (>= 0.5: the document contains it), from its segments' [n, C]."""

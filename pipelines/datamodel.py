@@ -255,7 +255,7 @@ class ClauseTypeStatus(StrEnum):
     """A clause type taught from examples (issue 44), from its definition to its retirement."""
 
     DRAFT = "draft"  # defined, with examples; no trained version yet
-    ACTIVE = "active"  # a trained version runs in audits
+    ACTIVE = "active"  # trained: audits submitted since run its latest version
     RETIRED = "retired"  # left out of later audits; past reports keep it
 
 

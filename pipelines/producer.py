@@ -26,12 +26,13 @@ from pathlib import Path
 
 from celery import Celery, chain, chord, group
 from celery.canvas import Signature
+from sqlalchemy.orm import Session
 
 from pipelines import logs
 from pipelines.dag import SPECS, Stage, analyser_stages
 from pipelines.datamodel import BatchOrigin
 from pipelines.settings import Settings
-from storage import repository
+from storage import clause_types, repository
 from storage.database import session_scope
 
 
@@ -80,6 +81,14 @@ def resume_canvas(app: Celery, document_id: int, resume_at: Stage, *, completed:
     return task(app, Stage.PERSIST, document_id)
 
 
+def pin_clause_types(session: Session, settings: Settings, options: dict) -> dict:
+    """The options a batch is registered with: what it was submitted with, and the taught clause
+    types it runs with (none when the model is off)."""
+    from pipelines.nightly.incremental import model_version
+
+    return clause_types.pinned_options(session, options, model_version(settings) if settings.model_enabled else None)
+
+
 def submit_batch(app: Celery, settings: Settings, paths: Sequence[Path], *, batch_id: str | None = None,
                  options: dict | None = None, origin: BatchOrigin = BatchOrigin.AUDIT) -> str:
     """Register the batch in storage and send one chain per document; returns the batch id.
@@ -89,7 +98,8 @@ def submit_batch(app: Celery, settings: Settings, paths: Sequence[Path], *, batc
     """
     batch_id = batch_id or uuid.uuid4().hex[:12]
     with session_scope(settings.effective_database_url) as session:
-        document_ids = repository.create_batch(session, batch_id, [p.resolve() for p in paths], options or {}, origin)
+        options = pin_clause_types(session, settings, options or {})
+        document_ids = repository.create_batch(session, batch_id, [p.resolve() for p in paths], options, origin)
     for document_id in document_ids:
         document_canvas(app, document_id).apply_async()
     logs.log("batch submitted", stage="produce", batch_id=batch_id, documents=len(document_ids))

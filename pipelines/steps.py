@@ -214,6 +214,13 @@ def analyse(settings: Settings, doc: DocumentRef, stage: Stage, analyser: Analys
         repository.replace_findings(session, doc.id, SPECS[stage].analyser, findings)
 
 
+def pinned_clause_types(settings: Settings, doc: DocumentRef) -> dict[str, dict]:
+    """The taught clause types the document's batch runs with ({name: {"version"}}), pinned when
+    it was submitted (storage/clause_types.pinned_options)."""
+    with session_scope(settings.effective_database_url, write=False) as session:
+        return repository.batch_options(session, doc.batch_id).get("clause_types") or {}
+
+
 def rules_analyser(text: str, segments: list[Segment]) -> list[Finding]:
     """The rule pack's clause findings, then one value finding per key term the text states."""
     from pipelines.rules import analyse_segments

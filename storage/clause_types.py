@@ -160,7 +160,9 @@ def set_retired(session: Session, clause_type: schema.ClauseType, retired: bool)
     if retired:
         clause_type.status, clause_type.retired_at = ClauseTypeStatus.RETIRED, clause_type.retired_at or utcnow()
     else:
-        clause_type.status, clause_type.retired_at = ClauseTypeStatus.DRAFT, None
+        trained = next_version_number(session, clause_type) > 1
+        clause_type.status = ClauseTypeStatus.ACTIVE if trained else ClauseTypeStatus.DRAFT
+        clause_type.retired_at = None
 
 
 def list_types(session: Session) -> list[TypeLine]:
@@ -276,6 +278,8 @@ def negative_pool(session: Session, clause_type: schema.ClauseType, size: int, s
 
 def add_version(session: Session, clause_type: schema.ClauseType, number: int, version: str, base_version: str,
                 weights: bytes, metrics: dict, by: str) -> None:
+    if clause_type.status == ClauseTypeStatus.DRAFT:
+        clause_type.status = ClauseTypeStatus.ACTIVE  # audits submitted from now on run it
     session.add(schema.ClauseTypeVersion(
         type_id=clause_type.id, number=number, version=version, base_version=base_version, weights=weights,
         examples=metrics["examples"], counter_examples=metrics["counter_examples"], negatives=metrics["negatives"],
@@ -299,3 +303,21 @@ def versions_of(session: Session, clause_type: schema.ClauseType) -> list[Versio
 def version_weights(session: Session, version: str) -> bytes | None:
     V = schema.ClauseTypeVersion
     return session.scalar(select(V.weights).where(V.version == version))
+
+
+def pinned_options(session: Session, options: dict, base_version: str | None) -> dict:
+    """A batch's options with the taught clause types it runs with, pinned at submission: every
+    type not retired, at its latest version trained for checkpoint `base_version` (None: the
+    model is off, so none).  A batch keeps its pins, so retiring or retraining a type later never
+    changes what an earlier batch found or reports."""
+    options = {k: v for k, v in options.items() if k != "clause_types"}
+    if base_version is None:
+        return options
+    T, V = schema.ClauseType, schema.ClauseTypeVersion
+    latest = select(V.type_id, func.max(V.number).label("number")).group_by(V.type_id).subquery()
+    rows = session.execute(
+        select(T.name, V.version).join(latest, latest.c.type_id == T.id)
+        .join(V, (V.type_id == T.id) & (V.number == latest.c.number))
+        .where(T.status != ClauseTypeStatus.RETIRED, V.base_version == base_version).order_by(T.name))
+    pins = {name: {"version": version} for name, version in rows}
+    return {**options, "clause_types": pins} if pins else options

@@ -242,3 +242,61 @@ def test_an_addon_reads_back_exactly_as_it_was_saved() -> None:
     assert float(addon.lexical_logits(LexicalBag(torch.tensor([[70000]]), torch.tensor([[1.0]])), idf, 1000)[0]) == -0.75
     with pytest.raises(ValueError, match="not a clause-type add-on"):
         load_addon(b"\x00" * 4, "experts-abc")
+
+
+# --- a taught type in audits ------------------------------------------------------------------
+
+def _rows(report: Path) -> list[dict[str, str]]:
+    import csv
+
+    with (report / "findings.csv").open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_a_trained_type_is_found_in_audits_until_retired(audited_samples: Path, audited_env: dict[str, str],
+                                                        sample_dir: Path, tmp_path: Path) -> None:
+    from tests.conftest import some_samples
+
+    name = "Acts Beyond Control"
+    quotes = tmp_path / "quotes.txt"
+    quotes.write_text("\n\n".join(FORCE_QUOTES), encoding="utf-8")
+    assert run_cli(["clauses", "add", name, "--description", "Excuses a party while events beyond its control stop it.",
+                    "--quotes", str(quotes), "--counter", NOT_FORCE], audited_env).returncode == 0
+    assert run_cli(["clauses", "train", name], audited_env).returncode == 0
+    assert "active" in run_cli(["clauses"], audited_env).stdout
+    folder = some_samples(sample_dir, tmp_path / "in", ("msa-meridian-granite.txt", "license-granite-meridian.pdf"))
+    audited = run_cli(["audit", str(folder), "--out", str(tmp_path / "taught"), "--batch-id", "taught"], audited_env)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    rows = _rows(tmp_path / "taught")
+    taught = [r for r in rows if r["Category"] == name]
+    assert taught and all(r["Version"].startswith("ct-acts-beyond-control-1-") for r in taught)
+    best = max(taught, key=lambda r: float(r["Confidence"]))
+    assert best["File"] == "msa-meridian-granite.txt" and "Force Majeure" in best["Quote"]
+    assert name in (tmp_path / "taught" / "report.html").read_text(encoding="utf-8")
+    # the shipped model's own findings are exactly what they were without the taught type
+    before = _rows(audited_samples / "report")
+    for file in ("msa-meridian-granite.txt", "license-granite-meridian.pdf"):
+        model = lambda rs: sorted((r["Category"], r["Start"], r["End"], r["Confidence"]) for r in rs  # noqa: E731
+                                  if r["File"] == file and r["Source"] == "model" and r["Category"] != name)
+        assert model(rows) == model(before)
+    # retired: the next audit leaves it out, and the earlier batch's reports keep it
+    assert run_cli(["clauses", "retire", name], audited_env).returncode == 0
+    again = run_cli(["audit", str(folder), "--out", str(tmp_path / "after"), "--batch-id", "after"], audited_env)
+    assert again.returncode == 0, again.stderr
+    assert not [r for r in _rows(tmp_path / "after") if r["Category"] == name]
+    assert run_cli(["report", "taught", "--out", str(tmp_path / "rewritten")], audited_env).returncode == 0
+    assert [r["Quote"] for r in _rows(tmp_path / "rewritten") if r["Category"] == name] == [r["Quote"] for r in taught]
+
+
+def test_the_types_a_batch_runs_with_are_part_of_its_fingerprint() -> None:
+    from pipelines.nightly.incremental import NO_MODEL, model_version
+    from pipelines.settings import Settings
+
+    settings = Settings()
+    shipped = model_version(settings)
+    assert model_version(settings, {}) == shipped == model_version(settings, {"playbook": "x"})
+    one = model_version(settings, {"clause_types": {"Sanctions": {"version": "ct-sanctions-1-aaaaaaaa"}}})
+    retrained = model_version(settings, {"clause_types": {"Sanctions": {"version": "ct-sanctions-2-bbbbbbbb"}}})
+    assert one.startswith(shipped + "+types-") and len({shipped, one, retrained}) == 3
+    off = Settings(model_enabled=False)
+    assert model_version(off, {"clause_types": {"Sanctions": {"version": "ct-sanctions-1-aaaaaaaa"}}}) == NO_MODEL

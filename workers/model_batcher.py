@@ -17,9 +17,10 @@ are dropped, and the worker keeps serving.
 """
 from __future__ import annotations
 
+import logging
 import queue
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -40,10 +41,13 @@ class ChunkedModel(Protocol):
 
     def document_findings(self, segments: list[Segment], probability: Any) -> list[Finding]: ...
 
+    def addon_findings(self, segments: list[Segment], addons: list[Any]) -> list[Finding]: ...
+
 
 @dataclass
 class _Document:
     segments: list[Segment]
+    addons: list[Any] = field(default_factory=list)  # taught clause types of the document's batch
     result: Future[list[Finding]] = field(default_factory=Future)
     parts: list[Any] = field(default_factory=list)
 
@@ -74,10 +78,11 @@ class CrossDocumentBatcher:
         self.batch_sizes: deque[int] = deque(maxlen=1000)  # documents per recent model call, for logs and tests
         threading.Thread(target=self._serve, name="model-batcher", daemon=True).start()
 
-    def predict(self, segments: list[Segment], timeout_s: float | None = None) -> list[Finding]:
-        """One document's findings; blocks the calling task thread until its last part has run,
-        or raises TimeoutError after `timeout_s` (the rest of its parts are then skipped)."""
-        document = _Document(list(segments))
+    def predict(self, segments: list[Segment], timeout_s: float | None = None, addons: list[Any] | None = None) -> list[Finding]:
+        """One document's findings (with those of the taught clause types in `addons`); blocks the
+        calling task thread until its last part has run, or raises TimeoutError after `timeout_s`
+        (the rest of its parts are then skipped)."""
+        document = _Document(list(segments), list(addons or ()))
         self._waiting.put(document)
         try:
             return document.result.result(timeout=timeout_s)
@@ -113,7 +118,10 @@ class CrossDocumentBatcher:
             active = [d for d in active if not d.scored]
             for d in finished:
                 try:
-                    _settle(d.result, value=self._model.document_findings(d.segments, _joined(d.parts)))
+                    findings = self._model.document_findings(d.segments, _joined(d.parts))
+                    if d.addons:
+                        findings += self._model.addon_findings(d.segments, d.addons)
+                    _settle(d.result, value=findings)
                 except BaseException as error:  # noqa: BLE001 - this document's own failure
                     _settle(d.result, error=error)
 
@@ -147,7 +155,9 @@ class GpuModel:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._batcher: CrossDocumentBatcher | None = None
+        self._version = ""
         self._lock = threading.Lock()
+        self._addons: OrderedDict[str, Any] = OrderedDict()  # taught clause types by version, most recent last
 
     def load(self) -> CrossDocumentBatcher:
         with self._lock:
@@ -160,21 +170,58 @@ class GpuModel:
                                           threads=self._settings.model_threads)
                 logs.log("model loaded", stage=Stage.ANALYSE_MODEL, batch_id=None, version=model.version,
                          device=str(model.device), precision=model.precision, threads=torch.get_num_threads())
-                self._batcher = CrossDocumentBatcher(model)
+                self._batcher, self._version = CrossDocumentBatcher(model), model.version
             return self._batcher
 
-    def predict(self, segments: list[Segment]) -> list[Finding]:
-        """The document's findings; AnalyserSkipped when the model took longer than the stage's
-        time limit (less a margin to record it), which a thread pool does not enforce: the
-        document goes on with the rules' findings alone, and its report says so."""
+    def predict(self, segments: list[Segment], pinned: dict[str, dict] | None = None) -> list[Finding]:
+        """The document's findings, with those of the taught clause types its batch pinned;
+        AnalyserSkipped when the model took longer than the stage's time limit (less a margin
+        to record it), which a thread pool does not enforce: the document goes on with the
+        rules' findings alone, and its report says so."""
         limit_s = max(1, self._settings.time_limit_s(SPECS[Stage.ANALYSE_MODEL]) - WAIT_MARGIN_S)
+        batcher = self.load()
         try:
-            return self.load().predict(segments, timeout_s=limit_s)
+            return batcher.predict(segments, timeout_s=limit_s, addons=self.addons(pinned or {}))
         except TimeoutError:
             raise AnalyserSkipped(f"rules only: the model did not finish this file within its {limit_s} s time "
                                   f"limit ({len(segments)} segments); raise CLAUSEMILL_ANALYSE_TIME_LIMIT_S and "
                                   "audit it again for the model's findings") from None
 
 
+    def addons(self, pinned: dict[str, dict]) -> list[Any]:
+        """The pinned taught types' add-ons, read from the database once per version (any host's
+        worker reads the same bytes) and kept for the next documents."""
+        found = []
+        for name, pin in sorted(pinned.items()):
+            version = pin["version"]
+            with self._lock:
+                addon = self._addons.get(version)
+                if addon is not None:
+                    self._addons.move_to_end(version)
+            if addon is None:
+                from models.addons import load_addon
+                from storage.clause_types import version_weights
+                from storage.database import session_scope
+
+                with session_scope(self._settings.effective_database_url, write=False) as session:
+                    weights = version_weights(session, version)
+                if weights is None:
+                    raise LookupError(f"clause type {name!r} version {version} is not in the database")
+                try:
+                    addon = load_addon(weights, self._version)
+                except ValueError as error:  # a worker whose checkpoint is not the one the batch pinned for
+                    logs.log("clause type left out", stage=Stage.ANALYSE_MODEL, batch_id=None, level=logging.WARNING,
+                             clause_type=name, why=str(error))
+                    continue
+                with self._lock:
+                    self._addons[version] = addon
+                    while len(self._addons) > ADDONS_KEPT:
+                        self._addons.popitem(last=False)
+            found.append(addon)
+        return found
+
+
+ADDONS_KEPT = 64
+"""Taught clause types' add-ons kept loaded (about half a megabyte each)."""
 WAIT_MARGIN_S = 5
 """Seconds left of the stage's limit to record the failure."""

@@ -34,8 +34,9 @@ def register_tasks(app: Celery, settings: Settings, model: GpuModel) -> dict[Sta
         ocr_pages = steps.extract(settings, doc)
         continuation_canvas(app, doc.id, ocr_pages, settings.analysers).apply_async()
 
-    def predict(_text: str, segments: list) -> list:
-        return model.predict(segments)
+    def analyse_model(doc: steps.DocumentRef) -> None:
+        pinned = steps.pinned_clause_types(settings, doc)
+        steps.analyse(settings, doc, Stage.ANALYSE_MODEL, lambda _text, segments: model.predict(segments, pinned))
 
     work: dict[Stage, Step] = {
         Stage.INGEST: lambda doc: steps.ingest(settings, doc),
@@ -43,7 +44,7 @@ def register_tasks(app: Celery, settings: Settings, model: GpuModel) -> dict[Sta
         Stage.OCR: lambda doc, page_number: steps.ocr_page(settings, doc, page_number),
         Stage.SEGMENT: lambda doc: steps.segment(settings, doc),
         Stage.ANALYSE_RULES: lambda doc: steps.analyse(settings, doc, Stage.ANALYSE_RULES, steps.rules_analyser),
-        Stage.ANALYSE_MODEL: lambda doc: steps.analyse(settings, doc, Stage.ANALYSE_MODEL, predict),
+        Stage.ANALYSE_MODEL: analyse_model,
         Stage.AGGREGATE: lambda doc: steps.aggregate(settings, doc),
         Stage.PERSIST: lambda doc: steps.persist(settings, doc),
     }

@@ -11,6 +11,7 @@ fingerprint, so the whole repository is audited again, as it must be.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -63,16 +64,22 @@ def audit_versions(settings: Settings, options: dict) -> AuditVersions:
         playbook_text += "\nwe: " + "; ".join(options["party"])
     return AuditVersions(
         rule_pack=default_rule_pack().version,
-        model=model_version(settings),
+        model=model_version(settings, options),
         playbook=hashlib.sha256(playbook_text.encode()).hexdigest()[:16],
     )
 
 
-def model_version(settings: Settings) -> str:
+def model_version(settings: Settings, options: dict | None = None) -> str:
     """The checkpoint's version (a hash of its weights, stored in its metadata), read without
-    loading the weights; NO_MODEL when audits run on rules alone."""
+    loading the weights; NO_MODEL when audits run on rules alone.  With `options` that pin taught
+    clause types (storage/clause_types.pinned_options), their versions are part of it: a type
+    trained again, added or retired re-audits the contracts, as a new checkpoint does."""
     if not settings.model_enabled:
         return NO_MODEL
+    pins = (options or {}).get("clause_types")
+    if pins:
+        digest = hashlib.sha256(json.dumps(pins, sort_keys=True).encode()).hexdigest()[:12]
+        return f"{model_version(settings)}+types-{digest}"
     from models.checkpoint_version import DEFAULT_CHECKPOINT, checkpoint_version
 
     path = settings.model_checkpoint or DEFAULT_CHECKPOINT

@@ -36,7 +36,7 @@ from pipelines.nightly.deltas import NightlyReport, compare_runs, write_nightly_
 from pipelines.nightly.incremental import AuditVersions, Plan, audit_versions, plan_batch, refresh_fingerprints
 from pipelines.nightly.webhook import WebhookError, notify
 from pipelines.playbook import Playbook
-from pipelines.producer import document_canvas
+from pipelines.producer import document_canvas, pin_clause_types
 from pipelines.reported import load_reported
 from pipelines.settings import Settings
 from pipelines.utc import as_utc, to_naive_utc
@@ -135,14 +135,16 @@ def start_run(app: Celery, settings: Settings, job: NightlyJob, *, window_start:
         inputs, problem = [], str(error)
     if problem:
         return _record_without_batch(settings, job, window, RunState.FAILED, problem, summary)
-    versions = audit_versions(settings, job.options)
+    with session_scope(settings.effective_database_url, write=False) as session:
+        options = pin_clause_types(session, settings, job.options)
+    versions = audit_versions(settings, options)
     batch_id = f"nightly-{window:%Y%m%dT%H%M}-{uuid.uuid4().hex[:6]}"
     summary["versions"] = versions.to_dict()
     with session_scope(settings.effective_database_url) as session:
         run = history.claim_window(session, job.schedule, window, batch_id=batch_id, summary=summary)
         if run is None:
             return Started(None, None, window)
-        repository.create_batch(session, batch_id, inputs, job.options, BatchOrigin.NIGHTLY)
+        repository.create_batch(session, batch_id, inputs, options, BatchOrigin.NIGHTLY)
         run_id = run.id
     plan = plan_batch(settings, batch_id, versions, full=job.full)
     with session_scope(settings.effective_database_url) as session:
