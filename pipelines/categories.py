@@ -5,6 +5,8 @@ predictions.jsonl are matched against CUAD by these names.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 CUAD_CATEGORIES: tuple[str, ...] = (
     "Document Name", "Parties", "Agreement Date", "Effective Date", "Expiration Date",
     "Renewal Term", "Notice Period To Terminate Renewal", "Governing Law", "Most Favored Nation",
@@ -33,6 +35,8 @@ different values for it are a conflict to arbitrate."""
 _BY_FOLDED = {c.casefold(): c for c in CUAD_CATEGORIES}
 
 
-def canonical_category(name: str) -> str | None:
-    """The CUAD spelling of `name`, matched case-insensitively as CUAD's scorer does; None if unknown."""
-    return _BY_FOLDED.get(" ".join(name.split()).casefold())
+def canonical_category(name: str, taught: Iterable[str] = ()) -> str | None:
+    """The CUAD spelling of `name`, or of one of the `taught` clause types (a team's own, issue
+    44), matched case-insensitively as CUAD's scorer does; None if unknown."""
+    folded = " ".join(name.split()).casefold()
+    return _BY_FOLDED.get(folded) or next((t for t in taught if t.casefold() == folded), None)

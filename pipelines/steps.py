@@ -230,11 +230,14 @@ def rules_analyser(text: str, segments: list[Segment]) -> list[Finding]:
 
 
 def playbook_for(options: dict):  # type: ignore[no-untyped-def]
-    """The batch's playbook: stored with the batch as YAML text, so remote workers see it too."""
+    """The batch's playbook: stored with the batch as YAML text, so remote workers see it too.
+    Its positions on taught clause types the batch does not run are left out."""
     from pipelines.playbook import load_playbook, parse_playbook
 
     text = options.get("playbook")
-    playbook = parse_playbook(text, origin="batch playbook") if text else load_playbook(None)
+    defined = frozenset(options.get("clause_types_defined") or ())
+    playbook = parse_playbook(text, origin="batch playbook", taught=defined) if text else load_playbook(None)
+    playbook = playbook.leaving_out(defined - set(options.get("clause_types") or {}))
     return playbook.as_party(tuple(options.get("party") or ()))
 
 

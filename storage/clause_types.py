@@ -77,6 +77,18 @@ def defined_names(session: Session) -> list[str]:
     return list(session.scalars(select(schema.ClauseType.name).order_by(schema.ClauseType.id)))
 
 
+def taught_categories(session: Session) -> list[str]:
+    """The types a reviewer may name as what a span is: every one not retired."""
+    T = schema.ClauseType
+    return list(session.scalars(select(T.name).where(T.status != ClauseTypeStatus.RETIRED).order_by(T.name)))
+
+
+def description_of(session: Session, name: str) -> str:
+    """A taught type's description, for its items' pages; empty when `name` is not one."""
+    clause_type = find_type(session, name)
+    return clause_type.description if clause_type is not None else ""
+
+
 def find_type(session: Session, name: str) -> schema.ClauseType | None:
     folded = " ".join(name.split()).casefold()
     return next((t for t in session.scalars(select(schema.ClauseType)) if t.name.casefold() == folded), None)
@@ -308,9 +320,14 @@ def version_weights(session: Session, version: str) -> bytes | None:
 def pinned_options(session: Session, options: dict, base_version: str | None) -> dict:
     """A batch's options with the taught clause types it runs with, pinned at submission: every
     type not retired, at its latest version trained for checkpoint `base_version` (None: the
-    model is off, so none).  A batch keeps its pins, so retiring or retraining a type later never
-    changes what an earlier batch found or reports."""
-    options = {k: v for k, v in options.items() if k != "clause_types"}
+    model is off, so none), and the names of every type defined (a playbook may name them).  A
+    batch keeps its pins, so retiring or retraining a type later never changes what an earlier
+    batch found or reports."""
+    options = {k: v for k, v in options.items() if k not in ("clause_types", "clause_types_defined")}
+    defined = defined_names(session)
+    if not defined:
+        return options
+    options["clause_types_defined"] = defined  # what its playbook may name (steps.playbook_for)
     if base_version is None:
         return options
     T, V = schema.ClauseType, schema.ClauseTypeVersion

@@ -300,3 +300,77 @@ def test_the_types_a_batch_runs_with_are_part_of_its_fingerprint() -> None:
     assert one.startswith(shipped + "+types-") and len({shipped, one, retrained}) == 3
     off = Settings(model_enabled=False)
     assert model_version(off, {"clause_types": {"Sanctions": {"version": "ct-sanctions-1-aaaaaaaa"}}}) == NO_MODEL
+
+
+# --- the playbook ------------------------------------------------------------------------------
+
+PLAYBOOK = """
+name: team
+version: "1"
+required:
+  force majeure: {severity: high, reason: "A force majeure clause is required."}
+  Governing Law: {severity: medium}
+severities:
+  Force Majeure: medium
+"""
+
+
+def test_a_playbook_takes_positions_on_taught_types_only_where_a_batch_runs_them() -> None:
+    from pipelines.playbook import PlaybookError, parse_playbook
+    from pipelines.steps import playbook_for
+
+    with pytest.raises(PlaybookError, match="'force majeure' is not a CUAD category"):
+        parse_playbook(PLAYBOOK, "team.yaml")  # no such type defined
+    playbook = parse_playbook(PLAYBOOK, "team.yaml", taught=frozenset({"Force Majeure"}))
+    assert [r.category for r in playbook.required] == ["Force Majeure", "Governing Law"]
+    defined = {"playbook": PLAYBOOK, "clause_types_defined": ["Force Majeure"]}
+    runs = playbook_for({**defined, "clause_types": {"Force Majeure": {"version": "ct-force-majeure-1-aaaaaaaa"}}})
+    assert [r.category for r in runs.required] == ["Force Majeure", "Governing Law"]
+    assert runs.severity("Force Majeure") == "medium" and runs.stakes("Force Majeure") == "high"
+    # retired, or not trained for this checkpoint: never called missing, nor weighed
+    idle = playbook_for(defined)
+    assert [r.category for r in idle.required] == ["Governing Law"] and idle.severity("Force Majeure") == "info"
+
+
+def test_a_batch_pins_each_trained_type_and_names_every_defined_one(database_url: str) -> None:
+    with session_scope(database_url) as session:
+        assert store.pinned_options(session, {"view": "full"}, "experts-aaa") == {"view": "full"}  # nothing defined
+        defined, _ = store.define_type(session, "Force Majeure", "Excuses performance.", "ann")
+        store.define_type(session, "Sanctions", "Sanctions compliance.", "ann")
+        for number, base in ((1, "experts-old"), (2, "experts-aaa")):
+            store.add_version(session, defined, number, f"ct-force-majeure-{number}-0000000{number}", base, b"weights",
+                              {"examples": 5, "counter_examples": 0, "negatives": 300}, "ann")
+        options = store.pinned_options(session, {"view": "full", "clause_types": {"stale": {}}}, "experts-aaa")
+        assert options == {"view": "full", "clause_types_defined": ["Force Majeure", "Sanctions"],
+                           "clause_types": {"Force Majeure": {"version": "ct-force-majeure-2-00000002"}}}
+        # another checkpoint, or the model off: the names, no pins
+        assert "clause_types" not in store.pinned_options(session, {}, "experts-bbb")
+        assert store.pinned_options(session, {}, None) == {"clause_types_defined": ["Force Majeure", "Sanctions"]}
+        assert store.list_types(session)[0].status == "active"
+        store.set_retired(session, defined, True)
+        assert "clause_types" not in store.pinned_options(session, {}, "experts-aaa")
+        store.set_retired(session, defined, False)
+        assert store.list_types(session)[0].status == "active"
+
+
+def test_a_reviewer_may_say_a_span_is_a_taught_type_but_not_a_retired_one(audited_env: dict[str, str]) -> None:
+    from sqlalchemy import select
+
+    from pipelines.review.item_view import load_item
+    from storage.schema import ReviewItem, utcnow
+    from web.deciding import Fields, correction
+
+    url = sqlite_url(audited_env)
+    with session_scope(url) as session:
+        store.define_type(session, "Acts Beyond Control", "Excuses a party while events beyond its control stop it.", "ann")
+        old, _ = store.define_type(session, "Old Type", "No longer used.", "ann")
+        store.set_retired(session, old, True)
+        assert store.description_of(session, "acts beyond control").startswith("Excuses a party")
+    with session_scope(url, write=False) as session:
+        item_id = session.scalar(select(ReviewItem.id).where(ReviewItem.category == "Non-Compete").limit(1)) \
+            or session.scalar(select(ReviewItem.id).where(ReviewItem.category.not_in(("Parties",))).limit(1))
+        view = load_item(session, item_id, None, utcnow())
+        assert view.description  # a CUAD category's own
+        assert correction(session, view, Fields(category="Acts Beyond Control")) == {"category": "Acts Beyond Control"}
+        with pytest.raises(ValueError, match="'Old Type' is not a category clausemill knows"):
+            correction(session, view, Fields(category="Old Type"))

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from pipelines.review.item_view import CATEGORIES, ItemView, check_visible, load_item
+from pipelines.review.item_view import ItemView, check_visible, correction_categories, load_item
 from pipelines.review.queue import Decision, decide
 from pipelines.review.value_edits import edited_value
 from storage.repository import load_text
@@ -86,7 +86,7 @@ def correction(session: Session, view: ItemView, fields: Fields) -> dict:
     new: dict = {}
     category = (fields.category or "").strip()
     if category and category != view.category:
-        if category not in CATEGORIES:
+        if category not in correction_categories(session):
             raise ValueError(f"{category!r} is not a category clausemill knows")
         new["category"] = category
     start, end = _offset(fields.start, "start"), _offset(fields.end, "end")

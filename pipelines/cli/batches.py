@@ -89,9 +89,14 @@ def batch_options(playbook: Path | None, view: str, party: list[str] | None = No
     if playbook is not None:
         from pipelines.playbook import PlaybookError, parse_playbook
 
+        from storage.clause_types import defined_names
+        from storage.database import session_scope
+
         text = playbook.read_text()
+        with session_scope(get_settings().effective_database_url, write=False) as session:
+            taught = frozenset(defined_names(session))
         try:
-            parse_playbook(text, origin=str(playbook))  # fail now, with the message, not in every worker
+            parse_playbook(text, origin=str(playbook), taught=taught)  # fail now, with the message, not in every worker
         except PlaybookError as error:
             raise typer.BadParameter(str(error), param_hint="--playbook") from None
         options["playbook"] = text

@@ -66,8 +66,9 @@ def load_playbook(path: Path | None = None) -> Playbook:
 
 
 @lru_cache(maxsize=16)
-def parse_playbook(text: str, origin: str = "<playbook>") -> Playbook:
-    """The playbook in YAML `text`; `origin` names it in error messages.
+def parse_playbook(text: str, origin: str = "<playbook>", taught: frozenset[str] = frozenset()) -> Playbook:
+    """The playbook in YAML `text`; `origin` names it in error messages; `taught` are the clause
+    types the team defined (issue 44), which it may take positions on as on CUAD's.
 
     Cached (a Playbook is frozen): every aggregate task reads its batch's playbook, and parsing
     the YAML was a tenth of a small contract's CPU time.  Errors are raised, never cached."""
@@ -78,14 +79,15 @@ def parse_playbook(text: str, origin: str = "<playbook>") -> Playbook:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise PlaybookError(origin, [f"not valid YAML{where}: {problem}"]) from exc
-    return _Reader(origin).playbook(data)
+    return _Reader(origin, taught).playbook(data)
 
 
 class _Reader:
     """Walks the parsed YAML, collecting problems instead of stopping at the first."""
 
-    def __init__(self, origin: str) -> None:
+    def __init__(self, origin: str, taught: frozenset[str] = frozenset()) -> None:
         self.origin = origin
+        self.taught = taught
         self.problems: list[str] = []
 
     def playbook(self, data: object) -> Playbook:
@@ -210,10 +212,11 @@ class _Reader:
         return tuple(checks)
 
     def _category(self, name: object, where: str) -> str | None:
-        category = canonical_category(name) if isinstance(name, str) else None
+        category = canonical_category(name, self.taught) if isinstance(name, str) else None
         if category is None:
-            close = difflib.get_close_matches(str(name), CUAD_CATEGORIES, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else " (see CUAD's 41 categories)"
+            close = difflib.get_close_matches(str(name), [*CUAD_CATEGORIES, *self.taught], n=1, cutoff=0.6)
+            hint = (f" (did you mean {close[0]!r}?)" if close
+                    else " nor a clause type defined here (see CUAD's 41 categories, and `clausemill clauses`)")
             self.problems.append(f"{where}: {name!r} is not a CUAD category{hint}")
         return category
 

@@ -70,6 +70,16 @@ class Playbook:
         return replace(self, required=tuple(r for r in self.required if contract_type not in r.except_types),
                        risky=tuple(r for r in self.risky if contract_type not in r.except_types))
 
+    def leaving_out(self, categories: frozenset[str]) -> Playbook:
+        """The playbook without its positions on `categories`: taught clause types a batch does
+        not run (retired, or not trained for its checkpoint), which it must not call missing."""
+        if not categories:
+            return self
+        return replace(self, severities={c: s for c, s in self.severities.items() if c not in categories},
+                       required=tuple(r for r in self.required if r.category not in categories),
+                       risky=tuple(r for r in self.risky if r.category not in categories),
+                       value_checks=tuple(c for c in self.value_checks if c.category not in categories))
+
     def as_party(self, names: tuple[str, ...]) -> Playbook:
         """The playbook applied from the side of `names` (`--party` outranks the file's `we:`)."""
         return replace(self, we=names) if names else self

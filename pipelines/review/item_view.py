@@ -33,6 +33,7 @@ from pipelines.terms.parties import format_parties
 from pipelines.terms.renewal import kind_of
 from pipelines.review.double_review import reviews_needed
 from pipelines.utc import as_utc
+from storage import clause_types
 from storage.repository import results_of, stored_assessments, trail
 from storage.schema import Document, Page, ReviewItem
 
@@ -40,8 +41,10 @@ CONTEXT_CHARS = 600
 """Neighbouring text shown on each side of the quote: a paragraph or two."""
 LINE_TOLERANCE_PT = 3.0
 """Words whose tops differ by less than this are one line of the highlight."""
-CATEGORIES: tuple[str, ...] = tuple(sorted({*CUAD_CATEGORIES, *KEY_TERMS}))
-"""What a correction may change the category to."""
+def correction_categories(session: Session) -> tuple[str, ...]:
+    """What a correction may change the category to: CUAD's categories, the key terms, and the
+    clause types the team taught (issue 44; retired ones left out)."""
+    return tuple(sorted({*CUAD_CATEGORIES, *KEY_TERMS, *clause_types.taught_categories(session)}))
 
 
 @dataclass(frozen=True)
@@ -215,7 +218,8 @@ def load_item(session: Session, item_id: int, visible_to: str | None, now: datet
         decisions = [d for d in decisions if d.reviewer == visible_to]
     return ItemView(
         id=item.id, version=item.version, status=item.status, category=item.category,
-        description=description(item.category), reason=item.reason, priority=item.priority,
+        description=description(item.category) or clause_types.description_of(session, item.category),
+        reason=item.reason, priority=item.priority,
         parts=dict(evidence.get("priority_parts") or {}), document_id=document.id, batch_id=document.batch_id,
         filename=document.filename, kind=document.kind, page=page, page_count=document.page_count, start=start,
         end=end, quote=quote, before=before, after=after, before_cut=before_cut, after_cut=after_cut,

@@ -29,7 +29,14 @@ from starlette.responses import Response
 from pipelines import logs
 from pipelines.contract_type import ContractType
 from pipelines.parsers.limits import ReadLimits
-from pipelines.review.item_view import CATEGORIES, ItemView, PageWords, check_visible, load_item, page_words
+from pipelines.review.item_view import (
+    ItemView,
+    PageWords,
+    check_visible,
+    correction_categories,
+    load_item,
+    page_words,
+)
 from pipelines.review.listing import Filters, keep_priorities_current, status_counts
 from pipelines.review.queue import (REJECT_REASONS, Decision, NotYours, ReviewConflict, claim_next, hold, reopen,
                                     undo_last)
@@ -173,7 +180,8 @@ def _item_page(request: Request, item_id: int, user: Account, error: str | None 
     except HTTPException as refused:
         return _refused(request, refused)
     renew_ms = max(1, request.app.state.settings.review_lease_s // 3) * 1000
-    return render(request, "item.html", {"v": view, "categories": CATEGORIES, "reasons": list(REASON_LABELS.items()),
+    categories = _settle(request, correction_categories, write=False)
+    return render(request, "item.html", {"v": view, "categories": categories, "reasons": list(REASON_LABELS.items()),
                                          "renew_ms": renew_ms, "contract_types": [t.value for t in ContractType],
                                          "renewal_kinds": list(RENEWAL_KIND_WORDS.items()), "error": error,
                                          "sent": sent or {}, "done": request.session.pop("done", None)},
