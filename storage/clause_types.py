@@ -124,16 +124,21 @@ def define_type(session: Session, name: str, description: str | None, by: str) -
     return clause_type, True
 
 
-def add_examples(session: Session, clause_type: schema.ClauseType, quotes: Iterable[Quote], by: str) -> Added:
+def add_examples(session: Session, clause_type: schema.ClauseType, quotes: Iterable[Quote], by: str,
+                 *, from_decisions: bool = False) -> Added:
     """Store the quotes as examples (or counter-examples) of the type.  A quote it already has
     with the same label is counted, not added again; a withdrawn one comes back; one it has
-    with the other label is refused, since a quote cannot be both."""
+    with the other label is refused, since a quote cannot be both.  Quotes `from_decisions`
+    never override what an admin withdrew or gave the other way: those are counted as there."""
     E = schema.ClauseTypeExample
     added = already = 0
     for quote in quotes:
         text = clean_quote(quote.text)
         key = hashlib.sha256(quote_key(text).encode()).hexdigest()
         row = session.scalar(select(E).where(E.type_id == clause_type.id, E.key == key))
+        if row is not None and from_decisions:
+            already += 1
+            continue
         if row is not None and row.withdrawn_at is None:
             if row.label != quote.label:
                 kind = "an example" if row.label else "a counter-example"

@@ -279,13 +279,32 @@ def test_a_trained_type_is_found_in_audits_until_retired(audited_samples: Path, 
         model = lambda rs: sorted((r["Category"], r["Start"], r["End"], r["Confidence"]) for r in rs  # noqa: E731
                                   if r["File"] == file and r["Source"] == "model" and r["Category"] != name)
         assert model(rows) == model(before)
+    # a reviewer answers its questions, and retraining folds the answers in as examples
+    from sqlalchemy import select
+
+    from pipelines.review.queue import decide
+    from storage.schema import Document, ReviewItem, utcnow
+
+    with session_scope(sqlite_url(audited_env)) as session:
+        items = session.scalars(select(ReviewItem).join(Document, Document.id == ReviewItem.document_id)
+                                .where(Document.batch_id == "taught", ReviewItem.category == name)).all()
+        assert items
+        for item in items:
+            decide(session, item.id, "ann", "accept", item.version, utcnow())
+    retrained = run_cli(["clauses", "retrain", name], audited_env)
+    assert retrained.returncode == 0, retrained.stderr
+    said = " ".join(retrained.stderr.split())
+    assert f"{len(items)} reviewer decision(s) became examples" in said and "Trained Acts Beyond Control v2" in said
+    with session_scope(sqlite_url(audited_env), write=False) as session:
+        folded = [e for e in store.examples_of(session, store.get_type(session, name)) if e.source == "decision"]
+    assert folded and all("Force Majeure" in e.text and e.label for e in folded)
     # retired: the next audit leaves it out, and the earlier batch's reports keep it
     assert run_cli(["clauses", "retire", name], audited_env).returncode == 0
     again = run_cli(["audit", str(folder), "--out", str(tmp_path / "after"), "--batch-id", "after"], audited_env)
     assert again.returncode == 0, again.stderr
     assert not [r for r in _rows(tmp_path / "after") if r["Category"] == name]
     assert run_cli(["report", "taught", "--out", str(tmp_path / "rewritten")], audited_env).returncode == 0
-    assert [r["Quote"] for r in _rows(tmp_path / "rewritten") if r["Category"] == name] == [r["Quote"] for r in taught]
+    assert {r["Quote"] for r in _rows(tmp_path / "rewritten") if r["Category"] == name} == {r["Quote"] for r in taught}
 
 
 def test_the_types_a_batch_runs_with_are_part_of_its_fingerprint() -> None:
@@ -374,3 +393,30 @@ def test_a_reviewer_may_say_a_span_is_a_taught_type_but_not_a_retired_one(audite
         assert correction(session, view, Fields(category="Acts Beyond Control")) == {"category": "Acts Beyond Control"}
         with pytest.raises(ValueError, match="'Old Type' is not a category clausemill knows"):
             correction(session, view, Fields(category="Old Type"))
+
+
+def test_reviewers_decisions_teach_their_type() -> None:
+    from pipelines.clause_types.examples import decision_quotes
+
+    def decided(category: str, action: str, new: dict | None = None, reason: str | None = None, text: str = FORCE,
+                question: str = "presence") -> list[dict]:
+        evidence = {"text": text, "start": 10, "end": 10 + len(text), "priority_parts": {"question": question}}
+        return [{"action": action, "reason": reason, "new": new or {}, "document_id": 7,
+                 "previous": {"category": category, "evidence": evidence}}]
+
+    name = "Acts Beyond Control"
+    trails = [
+        decided(name, "accept"),
+        decided(name, "reject", reason="not_a_clause", text=NOT_FORCE),
+        decided(name, "reject", reason="wrong_span", text=FORCE_2),  # the clause is there, elsewhere: nothing
+        decided(name, "correct", {"category": "Termination For Convenience"}, text=NOT_FORCE + " Really."),
+        decided(name, "correct", {"start": 0, "end": 90, "text": FORCE_2}),  # a better span: an example
+        decided("Non-Compete", "correct", {"category": name}, text=FORCE + " Also."),  # another's span, it is ours
+        decided("Non-Compete", "accept"),  # another type's decision: nothing
+        decided(name, "accept", question="value"),  # not a presence question: nothing
+        decided(name, "accept") + [{"action": "undo", "reason": None, "new": {}, "document_id": 7, "previous": {}}],
+    ]
+    quotes = decision_quotes(name, trails, {7: "/contracts/a.pdf"})
+    assert [(q.label, q.text) for q in quotes] == [
+        (True, FORCE), (False, NOT_FORCE), (False, NOT_FORCE + " Really."), (True, FORCE_2), (True, FORCE + " Also.")]
+    assert {(q.source, q.path, q.document_id) for q in quotes} == {("decision", "/contracts/a.pdf", 7)}

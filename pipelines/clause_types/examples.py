@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pipelines.clause_types.names import ClauseTypeError
+from pipelines.review.decisions import question_of
+from pipelines.review.double_review import final_decision
 
 MIN_QUOTE_CHARS = 20
 MIN_QUOTE_WORDS = 3
@@ -21,7 +24,7 @@ MIN_EXAMPLES = 5
 """Training refuses a type with fewer examples (issue 44: it says when it has too few)."""
 TRUSTED_EXAMPLES = 25
 """Below this many examples a type is young: its figures are wide and the review queue asks about it."""
-SOURCES = ("quote", "file", "span", "search")
+SOURCES = ("quote", "file", "span", "search", "decision")
 _JSON_KEYS = {"text", "path", "start", "end"}
 
 
@@ -111,3 +114,47 @@ def parse_picks(spec: str, count: int) -> list[int]:
             raise ClauseTypeError(f"{part!r}: the search found {count} hit(s), numbered 1 to {count}")
         picks += [n for n in range(low, high + 1) if n not in picks]
     return picks
+
+
+FOLDED_REJECTS = ("not_a_clause", "wrong_category")
+"""Rejections that say the quote is not the clause; the wrong span, a repeat or garbled text
+say nothing about what the words are."""
+
+
+def decision_quotes(name: str, trails: Iterable[list[Mapping]], paths: Mapping[int, str]) -> list[Quote]:
+    """What reviewers' standing decisions on presence items teach type `name`: a span accepted
+    as it, or corrected to it, is an example; one of its spans corrected to another category, or
+    rejected as not a clause or the wrong category, is a counter-example.  `trails` are
+    repository.item_trails' values; `paths` each document's path."""
+    quotes: list[Quote] = []
+    for trail in trails:
+        row = final_decision(trail)
+        if row is None:
+            continue
+        previous, new = row["previous"], row["new"] or {}
+        evidence = previous.get("evidence") or {}
+        if question_of(evidence) != "presence":
+            continue
+        category, action = previous.get("category"), row["action"]
+        corrected_to = new.get("category", category) if action == "correct" else category
+        span = (evidence.get("text") or "", evidence.get("start"), evidence.get("end"))
+        if "text" in new:
+            span = (new["text"], new.get("start"), new.get("end"))
+        if category == name and action == "accept":
+            label: bool | None = True
+        elif category == name and action == "correct":
+            label = corrected_to == name
+            span = span if label else (evidence.get("text") or "", evidence.get("start"), evidence.get("end"))
+        elif category == name and action == "reject":
+            label = False if row.get("reason") in FOLDED_REJECTS else None
+        elif corrected_to == name:
+            label = True
+        else:
+            label = None
+        text, start, end = span
+        if label is None or len(" ".join(text.split())) < MIN_QUOTE_CHARS:
+            continue
+        document = row.get("document_id")
+        quotes.append(Quote(text, label, "decision", paths.get(document) if document is not None else None,
+                            start, end, document))
+    return quotes

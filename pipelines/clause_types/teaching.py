@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipelines.clause_types.examples import MIN_EXAMPLES
+from pipelines.clause_types.examples import MIN_EXAMPLES, decision_quotes
 from pipelines.clause_types.names import ClauseTypeError
 from pipelines.settings import Settings
 from storage import clause_types as store
@@ -29,6 +29,23 @@ class Taught:
     number: int
     version: str
     metrics: dict
+
+
+def fold_decisions(settings: Settings, name: str, by: str) -> store.Added:
+    """Reviewers' standing decisions on the type's items (and on items corrected to it) become
+    its examples and counter-examples (examples.decision_quotes); repeatable."""
+    from sqlalchemy import select
+
+    from storage import repository, schema
+
+    with session_scope(settings.effective_database_url) as session:
+        clause_type = store.get_type(session, name)
+        trails = repository.item_trails(session)
+        documents = {row["document_id"] for trail in trails.values() for row in trail}
+        paths = dict(session.execute(select(schema.Document.id, schema.Document.path)
+                                     .where(schema.Document.id.in_(documents))).all())
+        quotes = decision_quotes(clause_type.name, trails.values(), paths)
+        return store.add_examples(session, clause_type, quotes, by, from_decisions=True)
 
 
 def teach(settings: Settings, name: str, by: str, log: Callable[[str], None]) -> Taught:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 clauses = typer.Typer(
     help="Clause types taught from examples: list them (the default), `add` one or its examples, `train` it, "
-         "`show` one, `withdraw` examples, `retire` a type.",
+         "`retrain` it with reviewers' decisions, `show` one, `withdraw` examples, `retire` a type.",
     no_args_is_help=False, invoke_without_command=True, add_completion=False, pretty_exceptions_show_locals=False)
 
 T = TypeVar("T")
@@ -137,6 +137,24 @@ def train(name: Annotated[str, typer.Argument(help="The clause type.")]) -> None
         _fail(str(error).rstrip("."))
         return
     console.print(shown(f"Trained {taught.name} v{taught.number} ({taught.version}): {_quality(taught.metrics)}."))
+
+
+@clauses.command()
+def retrain(name: Annotated[str, typer.Argument(help="The clause type.")]) -> None:
+    """Fold reviewers' decisions on the type's items into its examples (a span accepted or
+    corrected to it is an example; one rejected as not the clause, or corrected to another, is a
+    counter-example), then train a new version."""
+    from pipelines.clause_types.names import ClauseTypeError
+    from pipelines.clause_types.teaching import fold_decisions
+
+    try:
+        folded = fold_decisions(get_settings(), name, _who())
+    except ClauseTypeError as error:
+        _fail(str(error).rstrip("."))
+        return
+    console.print(shown(f"{folded.added} reviewer decision(s) became examples"
+                        + (f" ({folded.already} already were)" if folded.already else "") + "."))
+    train(name)
 
 
 @clauses.command()
