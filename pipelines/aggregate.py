@@ -30,7 +30,15 @@ from pipelines.playbook.values import normalize
 from pipelines.terms import FIELDS as READ_FIELDS
 from pipelines.terms import CONTRACT_TYPE, NOT_STATED, VALUE_NOTE
 from pipelines.review.recalibration import Calibration
-from pipelines.review.budget import Budget, best_per_category, in_audit_sample, p_wrong, priority, within_budget
+from pipelines.review.budget import (
+    Budget,
+    best_per_category,
+    in_audit_sample,
+    p_wrong,
+    priority,
+    same_evidence,
+    within_budget,
+)
 from pipelines.review.value_items import value_items
 from pipelines.terms.derived import decided_by
 from pipelines.sides import find_sides
@@ -334,6 +342,7 @@ def _review_items(
                                     "reviewers' labels also cover what the machine is sure of.", rank_,
                                     {**parts, "question": "presence", "sample": 1.0,
                                      "sample_rate": budget.sample_rate}))
+    items += _learning_items(merged, items, playbook, budget)
     for term in key_terms.values():
         if term.conflict:
             values = "; ".join(f"{c.value} (page {c.page})" for c in term.candidates)
@@ -343,6 +352,26 @@ def _review_items(
     for u in unreadable:
         items.append(ReviewItem(u.finding, u.reason, *priority(u.check.severity, 1.0, budget)))
     return within_budget(items, budget)
+
+
+def _learning_items(merged: list[MergedFinding], asked: list[ReviewItem], playbook: Playbook,
+                    budget: Budget) -> list[ReviewItem]:
+    """One question per young taught clause type (budget.learning): of its candidates the one
+    whose answer teaches the most, the probability nearest even (largest min(p, 1 - p)), that
+    no other item already quotes.  The answer becomes an example at `clausemill clauses retrain`."""
+    items = []
+    for name, version in budget.learning:
+        candidates = [m.finding for m in merged if m.finding.category == name
+                      and m.finding.confidence >= playbook.thresholds.floor
+                      and not any(same_evidence(m.finding, a.finding) for a in asked)]
+        if not candidates:
+            continue
+        f = max(candidates, key=lambda c: (min(c.confidence, 1 - c.confidence), -c.start))
+        rank_, parts = priority(playbook.stakes(name), min(f.confidence, 1 - f.confidence), budget)
+        items.append(ReviewItem(f, f"Teaching {name} ({version}, still young): is this {name}? Your answer becomes "
+                                f"an example of it ({f.confidence:.2f}).", rank_,
+                                {**parts, "question": "presence", "learning": version}))
+    return items
 
 
 def verified_issues(raised: Iterable[Issue], thresholds: Thresholds) -> list[Issue]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from pipelines import logs
 from pipelines.dag import SPECS, Stage, StageSpec, analyser_stages
 from pipelines.datamodel import AnalyserSkipped, DocumentFailed, Finding, Segment
@@ -221,6 +223,22 @@ def pinned_clause_types(settings: Settings, doc: DocumentRef) -> dict[str, dict]
         return repository.batch_options(session, doc.batch_id).get("clause_types") or {}
 
 
+def learning_types(session: Session, options: dict) -> tuple[tuple[str, str], ...]:
+    """The young taught clause types of the batch whose own review budget has room: (name,
+    version) each; concurrent aggregations may pass the budget by a few (a soft limit)."""
+    from pipelines.review.budget import LEARNING_OPEN, LEARNING_PER_VERSION
+    from storage.clause_types import learning_counts
+
+    young = [(name, pin["version"]) for name, pin in sorted((options.get("clause_types") or {}).items())
+             if pin.get("young")]
+    room = []
+    for name, version in young:
+        open_, decided = learning_counts(session, version)
+        if open_ < LEARNING_OPEN and open_ + decided < LEARNING_PER_VERSION:
+            room.append((name, version))
+    return tuple(room)
+
+
 def rules_analyser(text: str, segments: list[Segment]) -> list[Finding]:
     """The rule pack's clause findings, then one value finding per key term the text states."""
     from pipelines.rules import analyse_segments
@@ -265,9 +283,11 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
         options = repository.batch_options(session, doc.batch_id)
         filename, page_count = repository.filename_and_pages(session, doc.id)
         calibration = repository.latest_calibration(session)
+        learning = learning_types(session, options)
     due = options.get("due")
     budget = Budget(settings.review_items_per_contract, settings.review_sample_rate,
-                    due=date.fromisoformat(due) if due else None, contract=stakes_of(settings, options, doc, filename))
+                    due=date.fromisoformat(due) if due else None, contract=stakes_of(settings, options, doc, filename),
+                    learning=learning)
     assessment = aggregate_document(findings, playbook_for(options), page_count, budget, calibration)
     merged = [m.finding for m in assessment.findings] + [i.finding for i in assessment.issues]
     review = [

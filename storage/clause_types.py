@@ -338,8 +338,19 @@ def pinned_options(session: Session, options: dict, base_version: str | None) ->
     T, V = schema.ClauseType, schema.ClauseTypeVersion
     latest = select(V.type_id, func.max(V.number).label("number")).group_by(V.type_id).subquery()
     rows = session.execute(
-        select(T.name, V.version).join(latest, latest.c.type_id == T.id)
+        select(T.name, V.version, V.metrics).join(latest, latest.c.type_id == T.id)
         .join(V, (V.type_id == T.id) & (V.number == latest.c.number))
         .where(T.status != ClauseTypeStatus.RETIRED, V.base_version == base_version).order_by(T.name))
-    pins = {name: {"version": version} for name, version in rows}
+    pins = {name: {"version": version, "young": bool((metrics or {}).get("young"))} for name, version, metrics in rows}
     return {**options, "clause_types": pins} if pins else options
+
+
+def learning_counts(session: Session, version: str) -> tuple[int, int]:
+    """(open, decided) learning items asked about `version` of a taught type: what its own
+    review budget has left (pipelines.review.budget.LEARNING_OPEN, LEARNING_PER_VERSION)."""
+    R = schema.ReviewItem
+    open_ = decided = 0
+    for status, evidence in session.execute(select(R.status, R.evidence)):
+        if ((evidence or {}).get("priority_parts") or {}).get("learning") == version:
+            open_, decided = (open_ + 1, decided) if status == "open" else (open_, decided + 1)
+    return open_, decided

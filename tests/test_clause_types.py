@@ -361,7 +361,7 @@ def test_a_batch_pins_each_trained_type_and_names_every_defined_one(database_url
                               {"examples": 5, "counter_examples": 0, "negatives": 300}, "ann")
         options = store.pinned_options(session, {"view": "full", "clause_types": {"stale": {}}}, "experts-aaa")
         assert options == {"view": "full", "clause_types_defined": ["Force Majeure", "Sanctions"],
-                           "clause_types": {"Force Majeure": {"version": "ct-force-majeure-2-00000002"}}}
+                           "clause_types": {"Force Majeure": {"version": "ct-force-majeure-2-00000002", "young": False}}}
         # another checkpoint, or the model off: the names, no pins
         assert "clause_types" not in store.pinned_options(session, {}, "experts-bbb")
         assert store.pinned_options(session, {}, None) == {"clause_types_defined": ["Force Majeure", "Sanctions"]}
@@ -420,3 +420,40 @@ def test_reviewers_decisions_teach_their_type() -> None:
     assert [(q.label, q.text) for q in quotes] == [
         (True, FORCE), (False, NOT_FORCE), (False, NOT_FORCE + " Really."), (True, FORCE_2), (True, FORCE + " Also.")]
     assert {(q.source, q.path, q.document_id) for q in quotes} == {("decision", "/contracts/a.pdf", 7)}
+
+
+def test_a_young_type_asks_its_most_telling_candidate_on_top_of_the_cap() -> None:
+    from pipelines.aggregate import aggregate_document
+    from pipelines.datamodel import Finding
+    from pipelines.playbook import load_playbook
+    from pipelines.review.budget import Budget
+
+    name, version = "Acts Beyond Control", "ct-acts-beyond-control-1-aaaaaaaa"
+    findings = [Finding(name, f"{text} {i}", 1000 * i, 1000 * i + 400, 1, p, "model", version)
+                for i, (text, p) in enumerate(((FORCE, 0.93), (FORCE_2, 0.41), (NOT_FORCE, 0.08)), 1)]
+    asked = aggregate_document(findings, load_playbook(None), 1, Budget(per_contract=0, learning=((name, version),)))
+    learning = [item for item in asked.review if item.parts.get("learning") == version]
+    assert len(learning) == 1 and learning[0].finding.confidence == 0.41  # nearest an even chance
+    assert learning[0].reason.startswith(f"Teaching {name}")
+    not_young = aggregate_document(findings, load_playbook(None), 1, Budget(per_contract=0))
+    assert not [item for item in not_young.review if item.parts.get("learning")]
+
+
+def test_only_young_types_with_room_in_their_budget_ask(database_url: str) -> None:
+    from pathlib import Path as P
+
+    from pipelines.review.budget import LEARNING_OPEN
+    from pipelines.steps import learning_types
+    from storage import repository, schema
+
+    options = {"clause_types": {"Acts": {"version": "ct-acts-1-aaaaaaaa", "young": True},
+                                "Trusted": {"version": "ct-trusted-3-bbbbbbbb", "young": False}}}
+    with session_scope(database_url) as session:
+        assert learning_types(session, options) == (("Acts", "ct-acts-1-aaaaaaaa"),)
+        ids = repository.create_batch(session, "b", [P(f"/c/{i}.txt") for i in range(LEARNING_OPEN)], {})
+        for document_id in ids:
+            session.add(schema.ReviewItem(document_id=document_id, category="Acts", reason="Teaching", priority=0.5,
+                                          evidence={"priority_parts": {"learning": "ct-acts-1-aaaaaaaa"}}))
+    with session_scope(database_url, write=False) as session:
+        assert store.learning_counts(session, "ct-acts-1-aaaaaaaa") == (LEARNING_OPEN, 0)
+        assert learning_types(session, options) == ()  # its open questions are at their limit

@@ -81,6 +81,9 @@ class Budget:
     """The day urgency is counted from (today when None)."""
     contract: ContractStakes = ContractStakes()
     """The contract's business stakes, when the batch gives them."""
+    learning: tuple[tuple[str, str], ...] = ()
+    """Young taught clause types (name, version) whose own budget of learning questions is not
+    used up (LEARNING_OPEN, LEARNING_PER_VERSION): each may ask one question per contract."""
 
     def urgency(self) -> float:
         return urgency(self.due, self.as_of or date.today())
@@ -139,10 +142,17 @@ def in_audit_sample(finding: Finding, rate: float) -> bool:
     return draw < rate
 
 
+LEARNING_OPEN = 20
+"""Learning questions of one taught clause type's version open at once."""
+LEARNING_PER_VERSION = 50
+"""Learning questions one version asks in all; then its answers wait for `clausemill clauses retrain`."""
+
+
 def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
     """One item per quoted text and question (the most urgent; the others' categories named in its reason),
-    then the `per_contract` most urgent.  Audit-sample items (parts["sample"]) come on top of
-    the cap: they are there because they were not chosen by urgency."""
+    then the `per_contract` most urgent.  Audit-sample items (parts["sample"]) and a young
+    taught type's learning questions (parts["learning"]) come on top of the cap: they are there
+    because they were not chosen by urgency, and have budgets of their own."""
     merged: list[ReviewItem] = []
     for item in sorted(items, key=lambda r: (-r.priority, r.finding.start)):
         same = next((m for m in merged if same_evidence(m.finding, item.finding) and _asks_alike(m, item)), None)
@@ -150,9 +160,9 @@ def within_budget(items: list[ReviewItem], budget: Budget) -> list[ReviewItem]:
             merged.append(item)
         elif item.finding.category != same.finding.category:
             same.reason += f" The same text was also read as {item.finding.category}."
-    sampled = [m for m in merged if m.parts.get("sample")]
-    ranked = [m for m in merged if not m.parts.get("sample")][: budget.per_contract]
-    return ranked + sampled
+    on_top = [m for m in merged if m.parts.get("sample") or m.parts.get("learning")]
+    ranked = [m for m in merged if not (m.parts.get("sample") or m.parts.get("learning"))][: budget.per_contract]
+    return ranked + on_top
 
 
 def _asks_alike(a: ReviewItem, b: ReviewItem) -> bool:

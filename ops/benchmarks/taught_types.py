@@ -1,0 +1,252 @@
+"""Find and check the example sets clausemill ships for clause types a legal team can teach.
+
+Issue 44 asks for clause types shipped with example sets the project wrote itself: quotes found
+in the CUAD training contracts and read by hand, each recorded by where it is (file, character
+offsets and a short hash of the words), never by the words themselves, which belong to the
+contracts.  The sets live in pipelines/clause_types/shipped/<slug>.yaml.  This script is how
+they were made and how they are kept honest:
+
+    python ops/benchmarks/taught_types.py find force_majeure --pattern 'force majeure' [--limit 40]
+    python ops/benchmarks/taught_types.py check
+
+`find` lists candidate passages in the training contracts only (file, start, end and the first
+200 characters; `--full` prints each whole): the paragraph around each match, or the sentences
+around it when the paragraph is longer than a clause, and whether that contract is already used
+by the type.  A candidate is only a candidate: each shipped entry was read and judged by hand.
+
+`check` reads every shipped YAML and verifies each entry: its file exists, the slice's hash
+matches, the contract is a training contract, the slice is 120 to 1,500 characters with no
+whitespace at either end, no contract is used more than twice by one type, and no passage is
+both an example and a counter-example (nor overlaps one).  It prints a per-type summary and exits
+non-zero on any problem.
+
+Training contracts are the CUAD contracts not in docs/validation_split.txt.  That file names PDFs;
+a contract is held out when its PDF name, its CUAD file name or its txt name (files.csv) has the
+same stem, compared case-insensitively, as a line of the split.  Every one of the 84 lines
+matches a txt file.  CUAD: CC BY 4.0, The Atticus Project.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = REPO / "pipelines" / "clause_types" / "shipped"
+SPLIT_FILE = REPO / "docs" / "validation_split.txt"
+DEFAULT_CUAD = REPO.parent / "shared" / "data" / "cuad"
+MIN_CHARS, MAX_CHARS = 120, 1500
+MAX_PER_CONTRACT = 2
+"""Entries of one type (examples and counter-examples together) from one contract, at most."""
+HASH_CHARS = 16
+_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[\"“(]?[A-Z0-9(])")
+
+
+def slice_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_CHARS]
+
+
+def validation_txts(cuad: Path) -> set[str]:
+    """The txt paths ("txt/<name>.txt") of the validation contracts; fails if a line matches none."""
+    held = {Path(line.strip()).stem.casefold()
+            for line in SPLIT_FILE.read_text(encoding="utf-8").splitlines() if line.strip()}
+    found: set[str] = set()
+    matched: set[str] = set()
+    with (cuad / "files.csv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            stems = {Path(row[key]).stem.casefold() for key in ("master_clauses_filename", "pdf", "txt")}
+            if stems & held:
+                found.add(row["txt"])
+                matched |= stems & held
+    if unmatched := held - matched:
+        raise SystemExit(f"{len(unmatched)} validation names match no contract in files.csv, e.g. "
+                         f"{sorted(unmatched)[0]!r}: cannot tell training from validation")
+    return found
+
+
+def training_txts(cuad: Path) -> list[str]:
+    held = validation_txts(cuad)
+    return sorted(f"txt/{p.name}" for p in (cuad / "txt").glob("*.txt") if f"txt/{p.name}" not in held)
+
+
+def read_contract(cuad: Path, name: str) -> str | None:
+    """The contract's text as offsets index it, or None when it is not valid UTF-8."""
+    try:
+        return (cuad / name).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def load_shipped(folder: Path = SHIPPED) -> dict[str, dict]:
+    return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            for path in sorted(folder.glob("*.yaml"))}
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def passage_around(text: str, at: int) -> tuple[int, int] | None:
+    """The paragraph (line) holding offset `at`, with the following lines while it is shorter
+    than a clause, or the sentences from the one holding `at` while it is longer."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    start, end = _trim(text, start, end)
+    while end - start < MIN_CHARS and end < len(text):  # a heading: take the paragraph under it
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        if nxt - start > MAX_CHARS:
+            break
+        end = _trim(text, start, nxt)[1]
+    if end - start <= MAX_CHARS:
+        return (start, end) if end - start >= MIN_CHARS else None
+    bounds = [start] + [m.end() for m in _SENTENCE_END.finditer(text, start, end)] + [end]
+    first = max(b for b in bounds if b <= at)
+    stop = first
+    for b in bounds:
+        if b > first and b - first <= MAX_CHARS * 2 // 3:
+            stop = b
+        elif b > at and b - first > MAX_CHARS * 2 // 3:
+            if stop <= at:
+                stop = b
+            break
+    first, stop = _trim(text, first, stop)
+    return (first, stop) if MIN_CHARS <= stop - first <= MAX_CHARS else None
+
+
+def cmd_find(args: argparse.Namespace) -> int:
+    cuad = Path(args.cuad)
+    pattern = re.compile(args.pattern, re.IGNORECASE)
+    exclude = re.compile(args.exclude, re.IGNORECASE) if args.exclude else None
+    slug = args.name.strip().lower().replace(" ", "_").replace("-", "_")
+    used: Counter[str] = Counter()
+    shipped = load_shipped().get(slug, {})
+    for key in ("examples", "counter_examples"):
+        for entry in shipped.get(key) or []:
+            used[entry["file"]] += 1
+    shown = 0
+    for name in training_txts(cuad):
+        text = read_contract(cuad, name)
+        if text is None:
+            continue
+        seen: set[tuple[int, int]] = set()
+        for match in pattern.finditer(text):
+            span = passage_around(text, match.start())
+            if span is None or span in seen:
+                continue
+            seen.add(span)
+            words = text[span[0]:span[1]]
+            if exclude and exclude.search(words):
+                continue
+            flat = " ".join(words.split())
+            mark = f" [contract used {used[name]}x]" if used[name] else ""
+            print(f"{name}\t{span[0]}\t{span[1]}\t{slice_hash(words)}{mark}")
+            print(f"    {flat if args.full else flat[:200]}")
+            shown += 1
+            if shown >= args.limit:
+                return 0
+            if not args.all_in_file:
+                break
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    cuad = Path(args.cuad)
+    held = validation_txts(cuad)
+    problems: list[str] = []
+    shipped = load_shipped(Path(args.shipped))
+    if not shipped:
+        problems.append(f"no shipped example sets in {args.shipped}")
+    texts: dict[str, str | None] = {}
+    print(f"{'type':<28} {'examples':>8} {'counter':>8} {'contracts':>9}")
+    for slug, content in shipped.items():
+        where = f"{slug}.yaml"
+        if not isinstance(content.get("name"), str) or not content["name"].strip():
+            problems.append(f"{where}: no name")
+        if not isinstance(content.get("description"), str) or not content["description"].strip():
+            problems.append(f"{where}: no description")
+        per_contract: Counter[str] = Counter()
+        spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+        counts = {}
+        for key in ("examples", "counter_examples"):
+            entries = content.get(key) or []
+            counts[key] = len(entries)
+            for number, entry in enumerate(entries, 1):
+                at = f"{where} {key}[{number}]"
+                if not isinstance(entry, dict) or set(entry) != {"file", "start", "end", "sha256"}:
+                    problems.append(f"{at}: needs exactly file, start, end, sha256")
+                    continue
+                name, start, end = entry["file"], entry["start"], entry["end"]
+                if name in held:
+                    problems.append(f"{at}: {name} is a validation contract")
+                if name not in texts:
+                    path = cuad / name
+                    texts[name] = read_contract(cuad, name) if path.is_file() else None
+                text = texts[name]
+                if text is None:
+                    problems.append(f"{at}: {name} is missing or not UTF-8")
+                    continue
+                if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+                    problems.append(f"{at}: offsets {start}..{end} outside the contract ({len(text)} characters)")
+                    continue
+                words = text[start:end]
+                if slice_hash(words) != str(entry["sha256"]):
+                    problems.append(f"{at}: hash {slice_hash(words)} is not the recorded {entry['sha256']}")
+                if not MIN_CHARS <= len(words) <= MAX_CHARS:
+                    problems.append(f"{at}: {len(words)} characters, not {MIN_CHARS}..{MAX_CHARS}")
+                if words != words.strip():
+                    problems.append(f"{at}: starts or ends with whitespace")
+                per_contract[name] += 1
+                for other_start, other_end, other_key in spans[name]:
+                    if start < other_end and other_start < end:
+                        problems.append(f"{at}: overlaps {other_key} {other_start}..{other_end} in {name}")
+                spans[name].append((start, end, key))
+        for name, count in per_contract.items():
+            if count > MAX_PER_CONTRACT:
+                problems.append(f"{where}: {name} used {count} times (at most {MAX_PER_CONTRACT})")
+        if counts["examples"] < args.min_examples:
+            problems.append(f"{where}: {counts['examples']} examples, fewer than {args.min_examples}")
+        if counts["counter_examples"] < args.min_counter:
+            problems.append(f"{where}: {counts['counter_examples']} counter-examples, fewer than {args.min_counter}")
+        print(f"{content.get('name', slug):<28} {counts['examples']:>8} {counts['counter_examples']:>8} "
+              f"{len(per_contract):>9}")
+    for problem in problems:
+        print(f"PROBLEM {problem}", file=sys.stderr)
+    print(f"{len(shipped)} types, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cuad", default=str(DEFAULT_CUAD), help="CUAD folder (files.csv, txt/)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    find = sub.add_parser("find", help="list candidate passages in the training contracts")
+    find.add_argument("name", help="the clause type (slug or name): marks contracts it already uses")
+    find.add_argument("--pattern", required=True, help="regular expression, case-insensitive")
+    find.add_argument("--exclude", help="skip passages matching this regular expression")
+    find.add_argument("--limit", type=int, default=50)
+    find.add_argument("--full", action="store_true", help="print each passage whole")
+    find.add_argument("--all-in-file", action="store_true", help="every match of a contract, not the first")
+    find.set_defaults(run=cmd_find)
+    check = sub.add_parser("check", help="verify every shipped example set")
+    check.add_argument("--shipped", default=str(SHIPPED), help="folder of the <slug>.yaml sets")
+    check.add_argument("--min-examples", type=int, default=25, help="fewest examples a shipped type may have")
+    check.add_argument("--min-counter", type=int, default=10, help="fewest counter-examples a shipped type may have")
+    check.set_defaults(run=cmd_check)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
