@@ -25,6 +25,7 @@ from safetensors.torch import save as save_tensors
 from models.calibration import apply_platt
 from models.experts import ExpertBank
 from models.lexical import BIGRAM_BUCKETS, LexicalBag
+from pipelines.categories import TAUGHT_PREFIX
 
 FORMAT = "clausemill-clause-type/1"
 _EXPERT = ("down", "down_bias", "up", "up_bias", "query", "head", "head_bias")
@@ -77,7 +78,7 @@ def addon_version(slug: str, number: int, name: str, base_version: str, tensors:
         tensor = tensors[key].contiguous()
         digest.update(f"{key}:{tuple(tensor.shape)}:{tensor.dtype}".encode())
         digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
-    return f"ct-{slug[:24].strip('-')}-{number}-{digest.hexdigest()[:8]}"
+    return f"{TAUGHT_PREFIX}{slug[:24].strip('-')}-{number}-{digest.hexdigest()[:8]}"
 
 
 def addon_tensors(addon: Addon) -> dict[str, torch.Tensor]:

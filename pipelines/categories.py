@@ -40,3 +40,12 @@ def canonical_category(name: str, taught: Iterable[str] = ()) -> str | None:
     44), matched case-insensitively as CUAD's scorer does; None if unknown."""
     folded = " ".join(name.split()).casefold()
     return _BY_FOLDED.get(folded) or next((t for t in taught if t.casefold() == folded), None)
+
+
+TAUGHT_PREFIX = "ct-"
+"""How the version of a taught clause type's add-on begins (models/addons.addon_version), so
+any finding tells whether a taught type found it."""
+
+
+def is_taught_version(version: str | None) -> bool:
+    return bool(version) and version.startswith(TAUGHT_PREFIX)  # type: ignore[union-attr]

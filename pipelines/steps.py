@@ -294,7 +294,8 @@ def aggregate(settings: Settings, doc: DocumentRef) -> None:
         {"category": r.finding.category, "reason": r.reason, "priority": r.priority,
          "evidence": {"text": r.finding.text, "page": r.finding.page, "start": r.finding.start, "end": r.finding.end,
                       "confidence": r.finding.confidence, "uncalibrated": uncalibrated(r.finding),
-                      "source": r.finding.source, "calibration": assessment.calibration, "priority_parts": r.parts}}
+                      "source": r.finding.source, "version": r.finding.version,
+                      "calibration": assessment.calibration, "priority_parts": r.parts}}
         for r in assessment.review
     ]
     review = mark_double_review(review, float(options.get("double_review") or 0.0), doc.sha256 or str(doc.id))

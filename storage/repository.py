@@ -690,7 +690,7 @@ def review_item_counts(session: Session) -> dict[tuple[str, bool], int]:
     counts: dict[tuple[str, bool], int] = {}
     for category, evidence in session.execute(select(schema.ReviewItem.category, schema.ReviewItem.evidence)):
         parts = (evidence or {}).get("priority_parts") or {}
-        key = calibration_key(category, parts.get("question"))
+        key = calibration_key(category, parts.get("question"), (evidence or {}).get("version"))
         if key is not None:
             counted = (key, bool(parts.get("sample")))
             counts[counted] = counts.get(counted, 0) + 1

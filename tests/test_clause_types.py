@@ -457,3 +457,20 @@ def test_only_young_types_with_room_in_their_budget_ask(database_url: str) -> No
     with session_scope(database_url, write=False) as session:
         assert store.learning_counts(session, "ct-acts-1-aaaaaaaa") == (LEARNING_OPEN, 0)
         assert learning_types(session, options) == ()  # its open questions are at their limit
+
+
+def test_reviewers_recalibrate_a_taught_type_per_version() -> None:
+    from pipelines.datamodel import Finding
+    from pipelines.review.recalibration import Calibration, calibration_key, review_labels
+
+    v1, v2 = "ct-acts-1-aaaaaaaa", "ct-acts-2-bbbbbbbb"
+    calibration = Calibration(3, {f"Acts @ {v1}": (1.0, -2.0), "Non-Compete": (1.0, 1.0)})
+    old = Finding("Acts", FORCE, 0, 10, 1, 0.6, "model", v1)
+    new = Finding("Acts", FORCE, 0, 10, 1, 0.6, "model", v2)
+    assert calibration.recalibrated(old).confidence < 0.6 and calibration.recalibrated(new).confidence == 0.6
+    assert calibration.recalibrated(Finding("Non-Compete", FORCE, 0, 10, 1, 0.6, "model", "experts-x")).confidence > 0.6
+    assert calibration_key("Acts", "presence", v2) == f"Acts @ {v2}" and calibration_key("Acts", "presence") == "Acts"
+    trail = [{"action": "accept", "reason": None, "new": {}, "document_id": 1,
+              "previous": {"category": "Acts", "evidence": {"confidence": 0.6, "version": v2,
+                                                            "priority_parts": {"question": "presence"}}}}]
+    assert [label.category for label in review_labels([trail])] == [f"Acts @ {v2}"]

@@ -18,7 +18,9 @@ of its kind under that key) / (those decided), for the part of the queue nobody 
 
 A presence label is about presence (is the category in this contract?), since that is what a
 category's confidence is thresholded for: a quote rejected as the wrong span still says yes.
-Its key is the category.  A value label is about the key term's value (is the date, the
+Its key is the category; for a clause type the team taught, the category and the version that
+found it ("Force Majeure @ ct-force-majeure-2-..."), since each retraining brings its own
+calibration, which decisions on an earlier version must not move.  A value label is about the key term's value (is the date, the
 jurisdiction, the party the machine read the right one?): accepted, right; corrected to
 another value, wrong.  Its key is `value_key(field)`, a map of its own beside the field's
 presence map, because the two confidences answer different questions: a clause can be
@@ -39,6 +41,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from pipelines.categories import is_taught_version
 from pipelines.datamodel import Finding
 from pipelines.review.double_review import final_decision
 from pipelines.terms.value import VALUE_NOTE
@@ -74,7 +77,8 @@ class Calibration:
         """The finding with its calibrated confidence; `detail["calibration"]` keeps the version
         and the confidence before, which is what a later recalibration fits on.  A key term's
         value finding goes through its field's value map, any other through its category's."""
-        key = value_key(finding.category) if finding.note == VALUE_NOTE else finding.category
+        key = value_key(finding.category) if finding.note == VALUE_NOTE else presence_key(finding.category,
+                                                                                         finding.version)
         if key not in self.params:
             return finding
         detail = {**(finding.detail or {}), "calibration": {"version": self.version, "before": finding.confidence}}
@@ -141,12 +145,17 @@ def value_key(field: str) -> str:
     return f"{field} (value)"
 
 
-def calibration_key(category: str, question: str | None) -> str | None:
-    """The map a decision on a review item with this category and question feeds: a presence
-    item its category's, a value item its field's value map, any other item (conflicting
-    values, a term left blank, an unreadable check) none."""
+def presence_key(category: str, version: str | None) -> str:
+    """A category's presence map: per version for a taught clause type (module docstring)."""
+    return f"{category} @ {version}" if is_taught_version(version) else category
+
+
+def calibration_key(category: str, question: str | None, version: str | None = None) -> str | None:
+    """The map a decision on a review item with this category and question (and the version of
+    the finding it quotes) feeds: a presence item its category's, a value item its field's value
+    map, any other item (conflicting values, a term left blank, an unreadable check) none."""
     if question == "presence":
-        return category
+        return presence_key(category, version)
     if question == "value":
         return value_key(category)
     return None
@@ -165,7 +174,7 @@ def review_labels(trails: Iterable[list[Mapping]]) -> list[Label]:
         parts = evidence.get("priority_parts") or {}
         confidence = evidence.get("uncalibrated", evidence.get("confidence"))
         category, question = row["previous"].get("category"), parts.get("question")
-        key = calibration_key(category, question)
+        key = calibration_key(category, question, evidence.get("version"))
         right = (value_label_of(row["action"], row["new"]) if question == "value"
                  else label_of(row["action"], row["reason"], row["new"], category))
         if key is None or confidence is None or right is None:
