@@ -8,8 +8,10 @@ the counter-examples and a draw of segments from audited contracts (negatives):
    same draw for a type each time it is trained).
 2. K-fold cross-validation, grouped (one quote, or one contract's segments, never on both
    sides): each fold's lexical column and expert score the rows it left out.  The gate is set
-   from those out-of-fold lexical logits so that nearly every example passes it; each fold keeps
-   the expert epoch that ranks its held-out rows best (0: no correction).
+   from those out-of-fold lexical logits so that nearly every example passes it, unless that
+   would let more than a fifth of the negatives through (the expert runs on what passes, so that
+   is its cost in an audit); each fold keeps the expert epoch that ranks its held-out rows best
+   (0: no correction).
 3. The calibrations are fitted on the out-of-fold scores, and the quality figures come from them.
 4. The final column and expert are fitted on every row (the expert for the folds' median epoch)
    and rounded to what is stored.
@@ -46,6 +48,7 @@ class AddonSettings:
     lexical_c: float = 16.0
     gate_quantile: float = 0.02  # the share of examples' out-of-fold lexical logits below the gate's anchor
     gate_margin: float = 1.0  # and the gate sits this far below that anchor
+    gate_pass_share: float = 0.2  # but never lets more than this share of the negatives through (the expert's cost)
     seed: int = 20261207
 
 
@@ -111,7 +114,8 @@ def train_addon(checkpoint: Checkpoint, examples: AddonRows, negatives: AddonRow
         layer = column()
         fit_lexical(layer, bag.rows(train), labels[train, None], fit, chosen, keep_idf=True)
         oof[test] = lexical_logits(layer, bag.rows(test), chosen)[:, 0]
-    gate = float(torch.quantile(oof[labels], settings.gate_quantile)) - settings.gate_margin
+    gate = max(float(torch.quantile(oof[labels], settings.gate_quantile)) - settings.gate_margin,
+               float(torch.quantile(oof[~labels], 1 - settings.gate_pass_share)))
     gated = oof >= gate
     lap("lexical folds")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from models.addon_inference import addon_findings
+from models.addon_inference import AddonPass, addon_findings
 from models.addons import Addon
 from models.backbone import Backbone
 from models.batching import BatchLimits, length_batches, pad_ids
@@ -80,30 +80,32 @@ class ClauseModel:
         ]
 
     def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str] | None = None, *,
-                            mode: Mode = "sparse") -> list[torch.Tensor]:
+                            mode: Mode = "sparse", addons: list[list[Addon]] | None = None) -> list[torch.Tensor]:
         """Probabilities for parts of documents, each part with the end of its whole document (a
         position feature) and the section heading in force where it starts: the gpu worker scores
         a long document a part at a time, between other documents' parts, and joins them with
-        document_findings."""
+        document_findings.  `addons[i]`: part i's taught clause types, whose columns follow CUAD's."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         k = self.config.top_k
         headings = headings or [""] * len(chunks)
+        addons = addons or [[] for _ in chunks]
         if self.backbone.int8 and len(chunks) > 1:
-            return [self._probabilities([chunk], mode, k, [end], [heading])[0]
-                    for chunk, end, heading in zip(chunks, ends, headings)]
-        return self._probabilities(chunks, mode, k, ends, headings)
+            return [self._probabilities([chunk], mode, k, [end], [heading], [mine])[0]
+                    for chunk, end, heading, mine in zip(chunks, ends, headings, addons)]
+        return self._probabilities(chunks, mode, k, ends, headings, addons)
 
-    def document_findings(self, segments: list[Segment], probability: torch.Tensor) -> list[Finding]:
-        """One document's findings from all of its segments' probabilities [n, C]."""
+    def document_findings(self, segments: list[Segment], probability: torch.Tensor,
+                          addons: list[Addon] | None = None) -> list[Finding]:
+        """One document's findings from all of its segments' probabilities [n, C], then [n, C + A]
+        with the columns of its taught clause types `addons`."""
         c = self.config
-        return document_findings(segments, probability, self.presence(probability), c.categories, c.emitted, c.floor,
-                                 self.version, self.tail, self.widen)
-
-    def addon_findings(self, segments: list[Segment], addons: list[Addon]) -> list[Finding]:
-        """Findings of taught clause types (models/addon_inference.py) for one document."""
-        return addon_findings(self.backbone, self.network.router.lexical.idf.cpu(), self.limits, self.config.floor, addons,
-                              segments)
+        shipped = probability[:, :len(c.categories)]
+        findings = document_findings(segments, shipped, self.presence(shipped), c.categories, c.emitted, c.floor,
+                                     self.version, self.tail, self.widen)
+        if addons:
+            findings += addon_findings(segments, probability[:, len(c.categories):], addons, c.floor)
+        return findings
 
     def presence(self, probability: torch.Tensor) -> torch.Tensor:
         """[C] presence score per category (>= 0.5: the document contains it), from its segments' [n, C]."""
@@ -127,8 +129,8 @@ class ClauseModel:
             return [self._probabilities([segments], mode, k)[0] for segments in batch]
         return self._probabilities(batch, mode, k)
 
-    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int,
-                       ends: list[int] | None = None, headings: list[str] | None = None) -> list[torch.Tensor]:
+    def _probabilities(self, batch: list[list[Segment]], mode: Mode, k: int, ends: list[int] | None = None,
+                       headings: list[str] | None = None, addons: list[list[Addon]] | None = None) -> list[torch.Tensor]:
         texts = [s.text for segments in batch for s in segments]
         ends = ends or [None] * len(batch)  # type: ignore[list-item]
         features = (torch.cat([segment_features(segments, end) for segments, end in zip(batch, ends)]) if batch
@@ -146,6 +148,10 @@ class ClauseModel:
             skipped = [i for i, w in zip(encode, worth.tolist()) if not w]
             out[skipped] = apply_platt(lexical[~worth], self.network.router_scale.cpu(), self.network.router_bias.cpu())
             encode = [i for i, w in zip(encode, worth.tolist()) if w]
+        taught = None
+        if addons and any(addons):
+            documents = [d for d, segments in enumerate(batch) for _ in segments]
+            taught = AddonPass(addons, documents, ids, self.backbone, self.network.router.lexical.idf.cpu())
         for positions in length_batches([len(ids[i]) for i in encode], self.limits):
             rows = [encode[j] for j in positions]
             input_ids, mask = (t.to(self.device) for t in pad_ids([ids[i] for i in rows], self.backbone.pad_id))
@@ -154,10 +160,23 @@ class ClauseModel:
             bag = lexical_bag(input_ids, mask, self.backbone.vocab_size, self.backbone.special_ids, heading)
             scores = self.network.scores(states, mask, features[rows].to(self.device), bag, mode, k)
             out[rows] = scores.probability.cpu()
+            if taught is not None:
+                taught.observe(rows, states, mask)
         repeats = [i for i, f in enumerate(first) if f != i]
         out[repeats] = out[[first[i] for i in repeats]]
         self.counts.update(segments=len(texts), repeated=len(repeats), skipped=len(skipped))
-        return list(out.split([len(segments) for segments in batch]))
+        sizes = [len(segments) for segments in batch]
+        if taught is None:
+            return list(out.split(sizes))
+        # segments only the taught types want: batches of their own (the module docstring of addon_inference)
+        extra = sorted({r for r in taught.rows() if first[r] == r} - set(encode))
+        for positions in length_batches([len(ids[i]) for i in extra], self.limits):
+            rows = [extra[j] for j in positions]
+            input_ids, mask = (t.to(self.device) for t in pad_ids([ids[i] for i in rows], self.backbone.pad_id))
+            taught.observe(rows, self.backbone.states(input_ids, mask), mask)
+        taught.repeat(first)
+        self.counts.update(taught_only=len(extra))
+        return [torch.cat([shipped, own], 1) for shipped, own in zip(out.split(sizes), taught.per_document(sizes))]
 
     @staticmethod
     def _first_occurrences(batch: list[list[Segment]]) -> list[int]:

@@ -474,3 +474,54 @@ def test_reviewers_recalibrate_a_taught_type_per_version() -> None:
               "previous": {"category": "Acts", "evidence": {"confidence": 0.6, "version": v2,
                                                             "priority_parts": {"question": "presence"}}}}]
     assert [label.category for label in review_labels([trail])] == [f"Acts @ {v2}"]
+
+
+# --- the taught columns beside the shipped model's --------------------------------------------
+
+def _random_addon(name: str, hidden: int, seed: int, gate: float) -> "Addon":  # noqa: F821
+    import torch
+
+    from models.addons import Addon
+    from models.experts import ExpertBank
+
+    generator = torch.Generator().manual_seed(seed)
+    bank = ExpertBank(1, hidden, 8)
+    with torch.no_grad():
+        for parameter in bank.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.05)
+    index = torch.arange(1, 30000, 7)
+    return Addon(name, f"ct-{name.lower()}-1-0000000{seed}", "experts-x", index,
+                 torch.randn(len(index), generator=generator), -1.0, bank.eval(), gate, (1.0, 0.0), (1.0, -1.0))
+
+
+def test_taught_columns_leave_the_shipped_model_untouched_and_join_from_parts() -> None:
+    import torch
+
+    from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint
+    from models.headings import section_headings
+    from models.inference import ClauseModel
+    from pipelines.datamodel import PageText
+    from pipelines.samples import generate_contract
+    from pipelines.stages.segment import segment_document
+
+    model = ClauseModel(load_checkpoint(DEFAULT_CHECKPOINT), torch.device("cpu"), int8=True)  # as a CPU worker runs
+    segments = segment_document([PageText(number=1, text=generate_contract(11).text, source="plain")])
+    end, categories = segments[-1].end, len(model.config.categories)
+    first, second = _random_addon("Alpha", model.backbone.hidden, 1, 0.0), _random_addon("Beta", model.backbone.hidden, 2, -0.5)
+    plain = model.chunk_probabilities([segments], [end], [""])[0]
+    taught = model.chunk_probabilities([segments], [end], [""], addons=[[first, second]])[0]
+    assert torch.equal(taught[:, :categories], plain) and taught.shape[1] == categories + 2
+    assert model.counts["taught_only"] > 0  # some gated segments were not the shipped model's to encode
+    # in parts, as the gpu worker scores a long document: the same columns (fp32, whose states do not
+    # depend on the batch; int8 quantizes each batch's activations together)
+    fp32 = ClauseModel(load_checkpoint(DEFAULT_CHECKPOINT), torch.device("cpu"), int8=False)
+    whole = fp32.chunk_probabilities([segments], [end], [""], addons=[[first, second]])[0]
+    half = len(segments) // 2
+    parts = fp32.chunk_probabilities([segments[:half], segments[half:]], [end] * 2,
+                                     ["", section_headings(segments[:half])[-1]], addons=[[first, second]] * 2)
+    assert torch.allclose(torch.cat(parts)[:, categories:], whole[:, categories:], atol=1e-5)
+    findings = model.document_findings(segments, taught, [first, second])
+    shipped = model.document_findings(segments, plain)
+    assert findings[:len(shipped)] == shipped
+    assert {f.category for f in findings[len(shipped):]} == {"Alpha", "Beta"}
+    assert {f.version for f in findings if f.category == "Beta"} == {second.version}

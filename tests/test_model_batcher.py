@@ -25,7 +25,8 @@ class EchoModel:
         self.gate, self.calls, self.running = gate, [], threading.Event()
         self.seconds_per_call = seconds_per_call
 
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str]) -> list[list[str]]:
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str], *,
+                            addons: list[list]) -> list[list[str]]:
         self.running.set()
         if self.gate is not None:
             self.gate.wait(5)
@@ -33,7 +34,7 @@ class EchoModel:
         self.calls.append([len(c) for c in chunks])
         return [[s.text for s in chunk] for chunk in chunks]
 
-    def document_findings(self, segments: list[Segment], probability: list[str]) -> list[Finding]:
+    def document_findings(self, segments: list[Segment], probability: list[str], addons: list) -> list[Finding]:
         assert probability == [s.text for s in segments]  # the parts joined in order
         return [Finding("Audit Rights", s.text, s.start, s.end, s.page, 0.5, "model", "t") for s in segments]
 
@@ -90,7 +91,7 @@ def test_a_small_document_is_not_held_behind_a_long_one() -> None:
 
 def test_a_failing_model_call_fails_every_document_in_it() -> None:
     class Failing(EchoModel):
-        def chunk_probabilities(self, chunks, ends, headings):  # noqa: ANN001, ANN202
+        def chunk_probabilities(self, chunks, ends, headings, *, addons):  # noqa: ANN001, ANN202
             raise RuntimeError("CUDA out of memory")
 
     batcher = CrossDocumentBatcher(Failing())

@@ -37,11 +37,10 @@ CHUNK_SEGMENTS = 512
 
 
 class ChunkedModel(Protocol):
-    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str]) -> list[Any]: ...
+    def chunk_probabilities(self, chunks: list[list[Segment]], ends: list[int], headings: list[str], *,
+                            addons: list[list[Any]]) -> list[Any]: ...
 
-    def document_findings(self, segments: list[Segment], probability: Any) -> list[Finding]: ...
-
-    def addon_findings(self, segments: list[Segment], addons: list[Any]) -> list[Finding]: ...
+    def document_findings(self, segments: list[Segment], probability: Any, addons: list[Any]) -> list[Finding]: ...
 
 
 @dataclass
@@ -106,7 +105,8 @@ class CrossDocumentBatcher:
             self.batch_sizes.append(len(active))
             try:
                 scores = self._model.chunk_probabilities([d.next_chunk() for d in active], [d.end for d in active],
-                                                         [d.heading() for d in active])
+                                                         [d.heading() for d in active],
+                                                         addons=[d.addons for d in active])
             except BaseException as error:  # noqa: BLE001 - handed to every waiting task
                 for d in active:
                     _settle(d.result, error=error)
@@ -118,10 +118,7 @@ class CrossDocumentBatcher:
             active = [d for d in active if not d.scored]
             for d in finished:
                 try:
-                    findings = self._model.document_findings(d.segments, _joined(d.parts))
-                    if d.addons:
-                        findings += self._model.addon_findings(d.segments, d.addons)
-                    _settle(d.result, value=findings)
+                    _settle(d.result, value=self._model.document_findings(d.segments, _joined(d.parts), d.addons))
                 except BaseException as error:  # noqa: BLE001 - this document's own failure
                     _settle(d.result, error=error)
 

@@ -45,6 +45,7 @@ MIN_CHARS, MAX_CHARS = 120, 1500
 MAX_PER_CONTRACT = 2
 """Entries of one type (examples and counter-examples together) from one contract, at most."""
 HASH_CHARS = 16
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[\"“(]?[A-Z0-9(])")
 
 
@@ -97,29 +98,32 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def passage_around(text: str, at: int) -> tuple[int, int] | None:
-    """The paragraph (line) holding offset `at`, with the following lines while it is shorter
-    than a clause, or the sentences from the one holding `at` while it is longer."""
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    end = len(text) if end < 0 else end
+    """The paragraph (text between blank lines) holding offset `at`, with the following
+    paragraphs while it is shorter than a clause (a heading), or the sentences from the one
+    holding `at` while it is longer."""
+    starts = [m.end() for m in _BLANK_LINE.finditer(text, 0, at)]
+    start = starts[-1] if starts else 0
+    after = _BLANK_LINE.search(text, at)
+    end = after.start() if after else len(text)
     start, end = _trim(text, start, end)
-    while end - start < MIN_CHARS and end < len(text):  # a heading: take the paragraph under it
-        nxt = text.find("\n", end + 1)
-        nxt = len(text) if nxt < 0 else nxt
-        if nxt - start > MAX_CHARS:
+    while end - start < MIN_CHARS and after is not None:  # a heading: take the paragraph under it
+        after = _BLANK_LINE.search(text, after.end())
+        reach = after.start() if after else len(text)
+        if reach - start > MAX_CHARS:
             break
-        end = _trim(text, start, nxt)[1]
+        end = _trim(text, start, reach)[1]
     if end - start <= MAX_CHARS:
         return (start, end) if end - start >= MIN_CHARS else None
+    at = min(max(at, start), end - 1)
     bounds = [start] + [m.end() for m in _SENTENCE_END.finditer(text, start, end)] + [end]
     first = max(b for b in bounds if b <= at)
     stop = first
     for b in bounds:
-        if b > first and b - first <= MAX_CHARS * 2 // 3:
+        if b <= first:
+            continue
+        if b - first <= MAX_CHARS * 2 // 3 or stop <= at:
             stop = b
-        elif b > at and b - first > MAX_CHARS * 2 // 3:
-            if stop <= at:
-                stop = b
+        else:
             break
     first, stop = _trim(text, first, stop)
     return (first, stop) if MIN_CHARS <= stop - first <= MAX_CHARS else None
