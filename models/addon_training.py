@@ -13,6 +13,9 @@ the counter-examples and a draw of segments from audited contracts (negatives):
    is its cost in an audit); each fold keeps the expert epoch that ranks its held-out rows best
    (0: no correction).
 3. The calibrations are fitted on the out-of-fold scores, and the quality figures come from them.
+   Negatives the folds call the clause (probability 0.5 or more) are likely examples nobody gave
+   (the draw is unlabelled): they are counted ("possible examples among negatives") and left
+   out of the calibration, the figures and the final fit.
 4. The final column and expert are fitted on every row (the expert for the folds' median epoch)
    and rounded to what is stored.
 """
@@ -135,18 +138,21 @@ def train_addon(checkpoint: Checkpoint, examples: AddonRows, negatives: AddonRow
         refined[test_gated] = oof[test_gated] + _corrections(bank, encoded, test_gated, chosen)
     lap("expert folds")
 
-    ones = torch.ones(len(texts))
-    platt_expert = fit_platt(refined[gated], labels[gated].float(), ones[gated])
-    platt_lexical = fit_platt(oof[~gated], labels[~gated].float(), ones[~gated])
-    probability = torch.where(gated, apply_platt(refined, torch.tensor(platt_expert[0]), torch.tensor(platt_expert[1])),
-                              apply_platt(oof, torch.tensor(platt_lexical[0]), torch.tensor(platt_lexical[1])))
+    platt_expert, platt_lexical, probability = _calibrated(oof, refined, gated, labels, torch.ones(len(texts), dtype=torch.bool))
+    # Negatives drawn from contracts are unlabelled, not checked: the ones the folds call the
+    # clause are likely examples nobody gave, so they leave the final fit and its calibration.
+    suspect = probability >= 0.5
+    suspect[:len(examples.texts)] = False
+    if bool(suspect.any()):
+        platt_expert, platt_lexical, probability = _calibrated(oof, refined, gated, labels, ~suspect)
+    rows = np.flatnonzero((~suspect).numpy())
 
     layer = column()
-    fit_lexical(layer, bag, labels[:, None], fit, chosen, keep_idf=True)
+    fit_lexical(layer, bag.rows(rows), labels[rows, None], fit, chosen, keep_idf=True)
     kept = int(np.median(epochs))
     bank = ExpertBank(1, backbone.hidden, config.rank)
     if kept:
-        fit_experts(bank, encoded, _pairs(np.arange(len(texts)), oof, gated, labels), replace(fit, expert_epochs=kept),
+        fit_experts(bank, encoded, _pairs(rows, oof, gated, labels), replace(fit, expert_epochs=kept),
                     chosen, None, lambda _: None)
     lap("final fit")
 
@@ -156,9 +162,9 @@ def train_addon(checkpoint: Checkpoint, examples: AddonRows, negatives: AddonRow
         for parameter in bank.parameters():
             parameter.copy_(parameter.half().float())
     counter = int((~examples.labels).sum())
-    suspects = int((probability[len(examples.texts):] >= 0.5).sum())
+    suspects = int(suspect.sum())
     metrics = {
-        **quality(probability.numpy(), labels.numpy(), positives),
+        **quality(probability[~suspect].numpy(), labels[~suspect].numpy(), positives),
         "examples": positives, "counter_examples": counter, "negatives": len(negatives.texts),
         "gate_pass_share": round(float(gated[~labels].float().mean()), 3),
         "expert_epochs": epochs, "expert_epochs_kept": kept,
@@ -170,6 +176,18 @@ def train_addon(checkpoint: Checkpoint, examples: AddonRows, negatives: AddonRow
     seconds["total"] = round(time.monotonic() - started, 1)
     metrics["seconds"] = seconds
     return TrainedAddon(addon, seconds)
+
+
+def _calibrated(oof: torch.Tensor, refined: torch.Tensor, gated: torch.Tensor, labels: torch.Tensor,
+                use: torch.Tensor) -> tuple[tuple[float, float], tuple[float, float], torch.Tensor]:
+    """Platt pairs for the expert's rows (gated) and the lexical column's (the rest), fitted on
+    the rows in `use`, and every row's calibrated out-of-fold probability."""
+    ones = torch.ones(len(oof))
+    expert = fit_platt(refined[gated & use], labels[gated & use].float(), ones[gated & use])
+    lexical = fit_platt(oof[~gated & use], labels[~gated & use].float(), ones[~gated & use])
+    probability = torch.where(gated, apply_platt(refined, torch.tensor(expert[0]), torch.tensor(expert[1])),
+                              apply_platt(oof, torch.tensor(lexical[0]), torch.tensor(lexical[1])))
+    return expert, lexical, probability
 
 
 def _column(vocab_size: int, headings: bool, idf: torch.Tensor) -> LexicalLayer:

@@ -24,7 +24,7 @@ MIN_EXAMPLES = 5
 """Training refuses a type with fewer examples (issue 44: it says when it has too few)."""
 TRUSTED_EXAMPLES = 25
 """Below this many examples a type is young: its figures are wide and the review queue asks about it."""
-SOURCES = ("quote", "file", "span", "search", "decision")
+SOURCES = ("quote", "file", "span", "search", "decision", "shipped")
 _JSON_KEYS = {"text", "path", "start", "end"}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +22,8 @@ POOL_PER_EXAMPLE = 60
 """Negatives drawn per example: about one clause among sixty other segments, as in a contract."""
 MIN_POOL, MAX_POOL = 300, 3000
 MIN_POOL_CONTRACTS = 3
+SHIPPED_ADDONS = Path(__file__).resolve().parents[2] / "models" / "checkpoint" / "types"
+"""The shipped types' versions, trained for the shipped checkpoint (ops/benchmarks/taught_types.py ship)."""
 
 
 @dataclass(frozen=True)
@@ -86,3 +89,40 @@ def teach(settings: Settings, name: str, by: str, log: Callable[[str], None]) ->
         store.add_version(session, store.get_type(session, type_name), number, addon.version, checkpoint.version,
                           save_addon(addon), addon.metrics, by)
     return Taught(type_name, number, addon.version, addon.metrics)
+
+
+def install_shipped(settings: Settings, cuad: Path, by: str, log: Callable[[str], None]) -> None:
+    """Install the clause types clausemill ships (pipelines/clause_types/shipped.py): each type,
+    its examples read from CUAD's folder `cuad` when it is there, and its version trained for
+    the shipped checkpoint (models/checkpoint/types/).  Repeatable: what is there stays."""
+    from models.addons import load_addon
+    from models.checkpoint_version import DEFAULT_CHECKPOINT, checkpoint_version
+    from pipelines.clause_types.examples import Quote
+    from pipelines.clause_types.shipped import shipped_types
+
+    base = checkpoint_version(settings.model_checkpoint or DEFAULT_CHECKPOINT)
+    for shipped in shipped_types():
+        refs = [(r, True) for r in shipped.examples] + [(r, False) for r in shipped.counter_examples]
+        quotes = [Quote(text, label, "shipped", f"cuad:{ref.file}", ref.start, ref.end)
+                  for ref, label in refs if (text := ref.read(cuad)) is not None]
+        addon_file = SHIPPED_ADDONS / f"{shipped.slug}.safetensors"
+        with session_scope(settings.effective_database_url) as session:
+            clause_type, created = store.define_type(session, shipped.name, shipped.description, by)
+            added = store.add_examples(session, clause_type, quotes, by)
+            line = f"{shipped.name}: {'installed' if created else 'already there'}; {added.added} example(s) added"
+            if len(quotes) < len(refs):
+                line += f" ({len(refs) - len(quotes)} not read: CUAD is not at {cuad}, so retraining it needs them there)"
+            if not addon_file.is_file():
+                line += "; no trained version ships with it: `clausemill clauses train` it"
+            else:
+                data = addon_file.read_bytes()
+                try:
+                    addon = load_addon(data, base)
+                except ValueError:
+                    line += "; its shipped version was trained for another checkpoint: `clausemill clauses train` it"
+                else:
+                    if store.version_weights(session, addon.version) is None:
+                        store.add_version(session, clause_type, store.next_version_number(session, clause_type),
+                                          addon.version, base, data, addon.metrics, by)
+                        line += f"; version {addon.version} installed"
+        log(line)

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 clauses = typer.Typer(
     help="Clause types taught from examples: list them (the default), `add` one or its examples, `train` it, "
-         "`retrain` it with reviewers' decisions, `show` one, `withdraw` examples, `retire` a type.",
+         "`retrain` it with reviewers' decisions, `show` one, `withdraw` examples, `retire` a type, or install the "
+         "`shipped` ones.",
     no_args_is_help=False, invoke_without_command=True, add_completion=False, pretty_exceptions_show_locals=False)
 
 T = TypeVar("T")
@@ -125,18 +126,30 @@ def add(
 
 
 @clauses.command()
+def shipped(
+    cuad: Annotated[Path, typer.Option(help="CUAD's folder, where the shipped examples' words are read from.")] =
+        Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cuad",
+) -> None:
+    """Install the clause types clausemill ships (Force Majeure, Indemnification, Confidentiality,
+    Termination For Breach), trained and ready for audits.  Their examples are places in CUAD's
+    training contracts (CC BY 4.0, The Atticus Project), read from `--cuad` when it is there.
+    Running it again changes nothing."""
+    from pipelines.clause_types.teaching import install_shipped
+
+    _run_service(lambda: install_shipped(get_settings(), cuad, _who(), lambda line: console.print(shown(line))))
+
+
+@clauses.command()
 def train(name: Annotated[str, typer.Argument(help="The clause type.")]) -> None:
     """Train a new version of a clause type from its examples, against segments drawn from the
     contracts already audited, and say how good it is (cross-validated over its examples)."""
-    from pipelines.clause_types.names import ClauseTypeError
     from pipelines.clause_types.teaching import teach
 
-    try:
+    def work() -> None:
         taught = teach(get_settings(), name, _who(), lambda line: console.print(shown(line)))
-    except ClauseTypeError as error:
-        _fail(str(error).rstrip("."))
-        return
-    console.print(shown(f"Trained {taught.name} v{taught.number} ({taught.version}): {_quality(taught.metrics)}."))
+        console.print(shown(f"Trained {taught.name} v{taught.number} ({taught.version}): {_quality(taught.metrics)}."))
+
+    _run_service(work)
 
 
 @clauses.command()
@@ -144,16 +157,14 @@ def retrain(name: Annotated[str, typer.Argument(help="The clause type.")]) -> No
     """Fold reviewers' decisions on the type's items into its examples (a span accepted or
     corrected to it is an example; one rejected as not the clause, or corrected to another, is a
     counter-example), then train a new version."""
-    from pipelines.clause_types.names import ClauseTypeError
     from pipelines.clause_types.teaching import fold_decisions
 
-    try:
+    def work() -> None:
         folded = fold_decisions(get_settings(), name, _who())
-    except ClauseTypeError as error:
-        _fail(str(error).rstrip("."))
-        return
-    console.print(shown(f"{folded.added} reviewer decision(s) became examples"
-                        + (f" ({folded.already} already were)" if folded.already else "") + "."))
+        console.print(shown(f"{folded.added} reviewer decision(s) became examples"
+                            + (f" ({folded.already} already were)" if folded.already else "") + "."))
+
+    _run_service(work)
     train(name)
 
 
@@ -265,6 +276,16 @@ def _quality(metrics: dict) -> str:
     if metrics.get("young"):
         text += "; young: " + "; ".join(metrics["young_because"])
     return text
+
+
+def _run_service(work: Callable[[], object]) -> None:
+    """A clause-type service call; its refusal is a message and exit 2, not a trace."""
+    from pipelines.clause_types.names import ClauseTypeError
+
+    try:
+        work()
+    except ClauseTypeError as error:
+        _fail(str(error).rstrip("."))
 
 
 def _who() -> str:
