@@ -26,6 +26,7 @@ setup: system-deps $(VENV)/.installed
 
 demo: setup
 	$(BIN)/clausemill samples $(DEMO_DIR)
+	$(BIN)/clausemill clauses shipped
 	$(BIN)/clausemill audit $(DEMO_DIR) --out $(DEMO_OUT)
 	@echo "Open $(DEMO_OUT)/report.html"
 

@@ -525,3 +525,53 @@ def test_taught_columns_leave_the_shipped_model_untouched_and_join_from_parts() 
     assert findings[:len(shipped)] == shipped
     assert {f.category for f in findings[len(shipped):]} == {"Alpha", "Beta"}
     assert {f.version for f in findings if f.category == "Beta"} == {second.version}
+
+
+# --- the shipped types ----------------------------------------------------------------------------
+
+def test_every_shipped_example_is_read_from_a_training_contract(cuad_dir: Path) -> None:
+    import csv
+
+    from pipelines.clause_types.names import check_name
+    from pipelines.clause_types.shipped import shipped_types
+
+    types = shipped_types()
+    assert len(types) >= 4
+    validation = {Path(line.strip()).stem.casefold()
+                  for line in (Path(__file__).parents[1] / "docs" / "validation_split.txt").read_text().splitlines()
+                  if line.strip()}
+    with (cuad_dir / "files.csv").open(encoding="utf-8") as handle:  # a contract is known by any of its names
+        held_out = {row["txt"] for row in csv.DictReader(handle)
+                    if {Path(row[k]).stem.casefold() for k in ("master_clauses_filename", "pdf", "txt")} & validation}
+    assert len(held_out) == len(validation)
+    for shipped in types:
+        check_name(shipped.name, [])
+        refs = [*shipped.examples, *shipped.counter_examples]
+        assert len(shipped.examples) >= 30 and len(shipped.counter_examples) >= 10, shipped.name
+        assert not {r.file for r in refs} & held_out, f"{shipped.name} reads a validation contract"
+        assert not {(r.file, r.start) for r in shipped.examples} & {(r.file, r.start) for r in shipped.counter_examples}
+        for ref in refs:
+            text = ref.read(cuad_dir)  # raises when the words are not the ones checked by hand
+            assert text is not None and 100 <= len(text) <= 1600, (shipped.name, ref)
+
+
+def test_the_shipped_types_install_once_trained_and_ready(embedded_env: dict[str, str], cuad_dir: Path,
+                                                         tmp_path: Path) -> None:
+    from pipelines.clause_types.shipped import shipped_types
+
+    without = run_cli(["clauses", "shipped", "--cuad", str(tmp_path / "no-cuad")], embedded_env)
+    assert without.returncode == 0, without.stderr
+    said = " ".join(without.stderr.split())
+    for shipped in shipped_types():
+        assert f"{shipped.name}: installed; 0 example(s) added" in said and "version ct-" in said
+    assert "CUAD is not at" in said
+    again = run_cli(["clauses", "shipped", "--cuad", str(cuad_dir)], embedded_env)  # the words, now
+    assert again.returncode == 0 and "already there" in again.stderr
+    with session_scope(sqlite_url(embedded_env), write=False) as session:
+        lines = {line.name: line for line in store.list_types(session)}
+        for shipped in shipped_types():
+            line = lines[shipped.name]
+            assert (line.status, line.trained) == ("active", 1)
+            assert (line.examples, line.counter_examples) == (len(shipped.examples), len(shipped.counter_examples))
+    third = run_cli(["clauses", "shipped", "--cuad", str(cuad_dir)], embedded_env)
+    assert " 0 example(s) added" in " ".join(third.stderr.split()) and "version ct-" not in third.stderr

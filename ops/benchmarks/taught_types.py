@@ -8,6 +8,7 @@ they were made and how they are kept honest:
 
     python ops/benchmarks/taught_types.py find force_majeure --pattern 'force majeure' [--limit 40]
     python ops/benchmarks/taught_types.py check
+    python ops/benchmarks/taught_types.py ship        # the shipped versions, models/checkpoint/types/
 
 `find` lists candidate passages in the training contracts only (file, start, end and the first
 200 characters; `--full` prints each whole): the paragraph around each match, or the sentences
@@ -17,7 +18,8 @@ by the type.  A candidate is only a candidate: each shipped entry was read and j
 `check` reads every shipped YAML and verifies each entry: its file exists, the slice's hash
 matches, the contract is a training contract, the slice is 120 to 1,500 characters with no
 whitespace at either end, no contract is used more than twice by one type, and no passage is
-both an example and a counter-example (nor overlaps one).  It prints a per-type summary and exits
+both an example and a counter-example (nor overlaps one), nor has the same words as another entry
+of its type (the teaching code takes such quotes as one).  It prints a per-type summary and exits
 non-zero on any problem.
 
 Training contracts are the CUAD contracts not in docs/validation_split.txt.  That file names PDFs;
@@ -135,10 +137,12 @@ def cmd_find(args: argparse.Namespace) -> int:
     exclude = re.compile(args.exclude, re.IGNORECASE) if args.exclude else None
     slug = args.name.strip().lower().replace(" ", "_").replace("-", "_")
     used: Counter[str] = Counter()
+    taken: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     shipped = load_shipped().get(slug, {})
     for key in ("examples", "counter_examples"):
         for entry in shipped.get(key) or []:
             used[entry["file"]] += 1
+            taken[entry["file"]].append((entry["start"], entry["end"], key.rstrip("s").replace("_", "-")))
     shown = 0
     for name in training_txts(cuad):
         text = read_contract(cuad, name)
@@ -155,6 +159,8 @@ def cmd_find(args: argparse.Namespace) -> int:
                 continue
             flat = " ".join(words.split())
             mark = f" [contract used {used[name]}x]" if used[name] else ""
+            mark += "".join(f" [overlaps a shipped {kind}]" for start, end, kind in taken[name]
+                            if start < span[1] and span[0] < end)
             print(f"{name}\t{span[0]}\t{span[1]}\t{slice_hash(words)}{mark}")
             print(f"    {flat if args.full else flat[:200]}")
             shown += 1
@@ -182,6 +188,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             problems.append(f"{where}: no description")
         per_contract: Counter[str] = Counter()
         spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+        same_words: dict[str, str] = {}
         counts = {}
         for key in ("examples", "counter_examples"):
             entries = content.get(key) or []
@@ -211,6 +218,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                     problems.append(f"{at}: {len(words)} characters, not {MIN_CHARS}..{MAX_CHARS}")
                 if words != words.strip():
                     problems.append(f"{at}: starts or ends with whitespace")
+                key_words = " ".join(words.split()).casefold()  # as pipelines.clause_types.examples.quote_key
+                if key_words in same_words:
+                    problems.append(f"{at}: the same words as {same_words[key_words]}")
+                same_words.setdefault(key_words, at)
                 per_contract[name] += 1
                 for other_start, other_end, other_key in spans[name]:
                     if start < other_end and other_start < end:
@@ -231,6 +242,60 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_ship(args: argparse.Namespace) -> int:
+    """Train each shipped type's version for the shipped checkpoint, as `clausemill clauses train`
+    would, but with its negatives drawn from segments of CUAD's training contracts (a new user has
+    no audited contracts yet), and write it to models/checkpoint/types/<slug>.safetensors."""
+    import random
+
+    import numpy as np
+
+    sys.path.insert(0, str(REPO))
+    from models.addon_training import AddonRows, train_addon
+    from models.addons import save_addon
+    from models.checkpoint import DEFAULT_CHECKPOINT, load_checkpoint
+    from pipelines.clause_types.names import slug_of
+    from pipelines.clause_types.shipped import shipped_types
+    from pipelines.clause_types.teaching import MAX_POOL, MIN_POOL, POOL_PER_EXAMPLE, SHIPPED_ADDONS
+    from pipelines.datamodel import PageText
+    from pipelines.stages.segment import segment_document
+
+    cuad = Path(args.cuad)
+    checkpoint = load_checkpoint(DEFAULT_CHECKPOINT)
+    names = training_txts(cuad)
+    drawn = sorted(random.Random(args.seed).sample(names, min(args.contracts, len(names))))
+    pool = [(number, name, s) for number, name in enumerate(drawn)
+            for s in segment_document([PageText(number=1, text=read_contract(cuad, name) or "", source="plain")])
+            if read_contract(cuad, name)]
+    print(f"{len(pool)} segments of {len(drawn)} training contracts to draw negatives from", flush=True)
+    SHIPPED_ADDONS.mkdir(parents=True, exist_ok=True)
+    for shipped in shipped_types():
+        if args.only and shipped.slug not in args.only:
+            continue
+        refs = [(r, True) for r in shipped.examples] + [(r, False) for r in shipped.counter_examples]
+        taken = defaultdict(list)
+        for ref, _ in refs:
+            taken[ref.file].append((ref.start, ref.end))
+        free = [(n, s) for n, name, s in pool if not any(a < s.end and s.start < b for a, b in taken[name])]
+        size = min(MAX_POOL, max(MIN_POOL, POOL_PER_EXAMPLE * len(shipped.examples)))
+        picked = sorted(random.Random(args.seed + 1).sample(range(len(free)), min(size, len(free))))
+        examples = AddonRows([ref.read(cuad) or "" for ref, _ in refs], np.array([label for _, label in refs]),
+                             np.arange(len(refs)))
+        negatives = AddonRows([free[i][1].text for i in picked], np.zeros(len(picked), dtype=bool),
+                              np.array([free[i][0] for i in picked]))
+        trained = train_addon(checkpoint, examples, negatives, name=shipped.name, slug=slug_of(shipped.name, set()),
+                              number=1, cache=Path(args.cache) if args.cache else None, log=print)
+        out = SHIPPED_ADDONS / f"{shipped.slug}.safetensors"
+        out.write_bytes(save_addon(trained.addon))
+        m = trained.addon.metrics
+        print(f"{shipped.name}: {trained.addon.version}, {out.stat().st_size / 1024:.0f} KB; cross-validated precision "
+              f"{m['precision']} {m['precision_interval']}, recall {m['recall']} {m['recall_interval']}, average "
+              f"precision {m['average_precision']}, gate passes {m['gate_pass_share']:.0%} of negatives, "
+              f"{m['possible_examples_among_negatives']} possible examples among {m['negatives']} negatives; "
+              f"{trained.seconds['total']:.0f} s", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cuad", default=str(DEFAULT_CUAD), help="CUAD folder (files.csv, txt/)")
@@ -248,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--min-examples", type=int, default=25, help="fewest examples a shipped type may have")
     check.add_argument("--min-counter", type=int, default=10, help="fewest counter-examples a shipped type may have")
     check.set_defaults(run=cmd_check)
+    ship = sub.add_parser("ship", help="train the shipped types' versions for the shipped checkpoint")
+    ship.add_argument("--contracts", type=int, default=200, help="training contracts to draw negatives from")
+    ship.add_argument("--seed", type=int, default=20261208)
+    ship.add_argument("--only", nargs="*", help="these slugs only")
+    ship.add_argument("--cache", help="a folder for the negatives' backbone states")
+    ship.set_defaults(run=cmd_ship)
     args = parser.parse_args(argv)
     return args.run(args)
 
