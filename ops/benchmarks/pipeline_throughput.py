@@ -11,6 +11,7 @@ start-up, ~1.5 s, is a fixed cost of the embedded mode and is printed apart).
     CLAUSEMILL_MODEL_ENABLED=false python ops/benchmarks/pipeline_throughput.py   # cpu stages only
     python ops/benchmarks/pipeline_throughput.py --validation   # the 84 validation PDFs, scored
     python ops/benchmarks/pipeline_throughput.py --training --keep DIR   # the 335 training PDFs, for tuning
+    python ops/benchmarks/pipeline_throughput.py --n 20 --types 2   # the shipped clause types' cost, ABAB
 
 `--validation` runs the contracts of docs/validation_split.txt instead of the first N and
 scores the batch's own predictions.jsonl with shared/tools/cuad_score.py: the accuracy of the
@@ -44,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # recall_ceiling: the scorer's l
 
 
 def run_batch(files: list[Path], workers: int, label: str, score_with: dict[str, Path] | None = None,
-              keep: Path | None = None) -> dict:
+              keep: Path | None = None, taught: bool = False) -> dict:
     from storage import repository
     from storage.database import session_scope
 
@@ -56,6 +57,9 @@ def run_batch(files: list[Path], workers: int, label: str, score_with: dict[str,
         servers = ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUSEMILL_DATABASE_URL", "CLAUSEMILL_DATA_DIR")
         env = {k: v for k, v in os.environ.items() if k not in servers}  # always embedded
         env.update(CLAUSEMILL_DATA_DIR=str(Path(tmp) / "data"), CLAUSEMILL_CPU_CONCURRENCY=str(workers))
+        if taught:  # the shipped clause types, trained and pinned by the audit (issue 44's cost)
+            subprocess.run([sys.executable, "-m", "pipelines.cli", "clauses", "shipped"], env=env, cwd=REPO, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "pipelines.cli", "audit", str(inputs), "--out", str(Path(tmp) / "out"),
                         "--batch-id", label], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
@@ -151,6 +155,34 @@ def show(result: dict, workers: int) -> None:
         print(f"cuad_score.py on the batch's predictions.jsonl, {part}: {line}")
 
 
+def taught_cost(pdfs: list[Path], workers: int, rounds: int) -> None:
+    """The same batch without and with the shipped clause types, in turn (A B A B: this machine's
+    speed drifts), and what they cost: contracts/min and the model stage's time per contract."""
+    from pipelines.clause_types.shipped import shipped_types
+
+    n_types = len(shipped_types())
+    runs: dict[bool, list[dict]] = {False: [], True: []}
+    for round_ in range(rounds):
+        for taught in (False, True):
+            result = run_batch(pdfs, workers, f"{'taught' if taught else 'plain'}-{round_}", taught=taught)
+            runs[taught].append(result)
+            print(f"{result['label']}: {60 * result['done'] / result['batch_wall']:.1f} contracts/min, model stage "
+                  f"{1000 * result['stages'].get('analyse_model', 0) / max(result['documents'], 1):.0f} ms/contract",
+                  flush=True)
+
+    def mean(taught: bool, key: str) -> float:
+        values = [60 * r["done"] / r["batch_wall"] if key == "rate" else r["stages"].get("analyse_model", 0) / r["documents"]
+                  for r in runs[taught]]
+        return sum(values) / len(values)
+
+    rate0, rate1 = mean(False, "rate"), mean(True, "rate")
+    model0, model1 = mean(False, "model"), mean(True, "model")
+    print(f"\n{len(pdfs)} text PDFs, {rounds} rounds: {rate0:.1f} contracts/min without taught types, {rate1:.1f} with "
+          f"{n_types}: {100 * (rate0 - rate1) / rate0:.1f}% slower, {100 * (rate0 - rate1) / rate0 / n_types:.2f}% per "
+          f"type; the model stage {1000 * model0:.0f} -> {1000 * model1:.0f} ms per contract "
+          f"({100 * (model1 - model0) / model0:+.1f}%)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=40, help="text PDFs from CUAD")
@@ -159,6 +191,9 @@ def main() -> None:
     parser.add_argument("--training", action="store_true",
                         help="the training split's PDFs, scored on its calibration and fitting contracts apart")
     parser.add_argument("--keep", type=Path, help="copy each batch's reports here (a folder per batch)")
+    parser.add_argument("--types", type=int, default=0, metavar="ROUNDS",
+                        help="the cost of the shipped clause types: ROUNDS pairs of the text PDFs without and with "
+                             "them, in turn")
     args = parser.parse_args()
     if not (CUAD / "pdf").is_dir():
         sys.exit(f"CUAD not found at {CUAD}")
@@ -174,6 +209,9 @@ def main() -> None:
             show(run_batch([CUAD / "pdf" / n for n in names], args.workers, "training", parts, args.keep), args.workers)
         return
     pdfs = sorted((CUAD / "pdf").iterdir())[: args.n]
+    if args.types:
+        taught_cost(pdfs, args.workers, args.types)
+        return
     show(run_batch(pdfs, args.workers, "text-pdfs", keep=args.keep), args.workers)
     show(run_batch(sorted((CUAD / "scanned").iterdir()), args.workers, "scan", keep=args.keep), args.workers)
 
