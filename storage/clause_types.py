@@ -29,6 +29,7 @@ class TypeLine:
     """A clause type as `clausemill clauses` lists it."""
 
     name: str
+    slug: str
     status: str
     description: str
     examples: int
@@ -87,6 +88,10 @@ def description_of(session: Session, name: str) -> str:
     """A taught type's description, for its items' pages; empty when `name` is not one."""
     clause_type = find_type(session, name)
     return clause_type.description if clause_type is not None else ""
+
+
+def type_by_slug(session: Session, slug: str) -> schema.ClauseType | None:
+    return session.scalar(select(schema.ClauseType).where(schema.ClauseType.slug == slug))
 
 
 def find_type(session: Session, name: str) -> schema.ClauseType | None:
@@ -187,7 +192,7 @@ def list_types(session: Session) -> list[TypeLine]:
     counts = {(type_id, label): n for type_id, label, n in session.execute(
         select(E.type_id, E.label, func.count()).where(E.withdrawn_at.is_(None)).group_by(E.type_id, E.label))}
     trained = dict(session.execute(select(V.type_id, func.max(V.number)).group_by(V.type_id)).all())
-    return [TypeLine(t.name, t.status.value, t.description, counts.get((t.id, True), 0), counts.get((t.id, False), 0),
+    return [TypeLine(t.name, t.slug, t.status.value, t.description, counts.get((t.id, True), 0), counts.get((t.id, False), 0),
                      t.created_by, t.created_at, trained.get(t.id, 0))
             for t in session.scalars(select(T).order_by(T.name))]
 

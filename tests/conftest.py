@@ -26,8 +26,9 @@ CONFIG_VARIABLES = ("CLAUSEMILL_BROKER_URL", "CLAUSEMILL_RESULT_BACKEND", "CLAUS
 
 
 SLOWEST_FIRST = ("test_multihost.py", "test_watch.py", "test_dag_server.py", "test_recovery.py", "test_prune.py",
-                 "test_finetuning.py", "test_web_items.py", "test_nightly.py", "test_dag_embedded.py",
-                 "test_monitoring.py", "test_cluster.py", "test_review_recalibration.py", "test_web_acceptance.py")
+                 "test_finetuning.py", "test_web_items.py", "test_clause_types.py", "test_nightly.py",
+                 "test_dag_embedded.py", "test_monitoring.py", "test_cluster.py", "test_review_recalibration.py",
+                 "test_web_acceptance.py", "test_clause_types_acceptance.py", "test_web_clause_types.py")
 """Test files of over 40 s, longest first (`--durations`, two processes).  `make test` runs a file
 per process at a time in this order (--no-loadscope-reorder): the longest start at once and the
 short ones fill in behind them, so neither process waits alone at the end."""

@@ -11,7 +11,7 @@ from pipelines.clause_types.examples import Quote, clean_quote, parse_picks, par
 from pipelines.clause_types.names import ClauseTypeError, check_name, slug_of
 from storage import clause_types as store
 from storage.database import session_scope
-from tests.conftest import run_cli, sqlite_url
+from conftest import run_cli, sqlite_url
 
 FORCE = "Neither party shall be liable for any failure or delay caused by events beyond its reasonable control."
 FORCE_2 = "A party prevented from performing by fire, flood, war or strike is excused while the event lasts."
@@ -47,6 +47,8 @@ def test_names_are_stored_with_their_spaces_collapsed_and_slugs_are_unique() -> 
 def test_quotes_are_read_from_blank_line_separated_text_and_from_json_lines() -> None:
     text = f"{FORCE}\n\n  \n{FORCE_2}\nstill the second quote\n"
     assert [q.text for q in read_quotes_file(text, "q.txt", True)] == [FORCE, FORCE_2 + " still the second quote"]
+    posted = text.replace("\n", "\r\n")  # as a browser sends a textarea
+    assert [q.text for q in read_quotes_file(posted, "the quotes", True)] == [FORCE, FORCE_2 + " still the second quote"]
     lines = "\n".join(json.dumps(r) for r in ({"text": FORCE}, {"text": FORCE_2, "path": "a.pdf", "start": 4, "end": 99}))
     quotes = read_quotes_file(lines + "\n", "q.jsonl", False)
     assert quotes[1] == Quote(FORCE_2, False, "file", "a.pdf", 4, 99)
@@ -255,7 +257,7 @@ def _rows(report: Path) -> list[dict[str, str]]:
 
 def test_a_trained_type_is_found_in_audits_until_retired(audited_samples: Path, audited_env: dict[str, str],
                                                         sample_dir: Path, tmp_path: Path) -> None:
-    from tests.conftest import some_samples
+    from conftest import some_samples
 
     name = "Acts Beyond Control"
     quotes = tmp_path / "quotes.txt"

@@ -218,6 +218,14 @@ def test_every_page_passes_axe_and_works_from_the_keyboard(server: Server) -> No
                                      .join(schema.Document).where(schema.ReviewItem.status == "open")
                                      .order_by(schema.ReviewItem.id)).all()
         contract = session.scalars(select(schema.ReviewItem.document_id).order_by(schema.ReviewItem.id)).first()
+    with session_scope(server.database_url) as session:  # a taught clause type for its admin pages
+        from pipelines.clause_types.examples import Quote
+        from storage import clause_types
+
+        taught, _ = clause_types.define_type(session, "Acts Beyond Control", "Excuses a party while events beyond "
+                                             "its control stop it.", "ada")
+        clause_types.add_examples(session, taught, [Quote("Neither party is liable for any delay caused by events "
+                                                          "beyond its reasonable control.")], "ada")
     clause = next(i for i, evidence, kind in open_items if question_of(evidence) == "presence" and kind == "pdf")
     value = next(i for i, evidence, _ in open_items if question_of(evidence) == "value")
     pages = [  # path, status, the main actions a keyboard must reach
@@ -235,6 +243,9 @@ def test_every_page_passes_axe_and_works_from_the_keyboard(server: Server) -> No
         ("/renegotiate", 200, ["article.renegotiate a"]),
         ("/users", 200, ["form[action='/users'] input[name=name]", "form[action='/users'] button"]),
         ("/agreement", 200, ["form[action='/agreement'] button"]),
+        ("/clause-types", 200, ["form[action='/clause-types'] input[name=name]", "a[href='/clause-types/acts-beyond-control']"]),
+        ("/clause-types/acts-beyond-control?q=force+majeure", 200, ["input[name=q]", "input[name=pick]",
+                                                                   "form[action$='/train'] button"]),
         ("/no/such/page", 404, ["a[href='/next']"]),
     ]
     axe_source = AXE.read_text(encoding="utf-8")

@@ -33,6 +33,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.throttle = LoginThrottle(settings.login_max_failures, settings.login_window_s)
     app.state.password_checks = PasswordChecks()
     app.state.metrics = ops.metrics_registry(settings)
+    app.state.trainings = {}  # clause type slug -> the `clausemill clauses train` process this app started
     upload_limit = int(settings.upload_max_mb * 1024 * 1024)
     for router in ROUTERS:
         app.include_router(router, max_body_size=upload_limit if router in UPLOADS else None)

@@ -61,6 +61,7 @@ def read_quotes_file(content: str, origin: str, label: bool) -> list[Quote]:
     """The quotes in a file: one JSON object per line ({"text", and optionally "path", "start",
     "end"}, where the quote was found), or plain text with a blank line between quotes."""
     source = "file"
+    content = content.replace("\r\n", "\n").replace("\r", "\n")  # a browser's form sends a textarea's lines with CRLF
     stripped = content.lstrip()
     if origin.endswith(".jsonl") or stripped.startswith("{"):
         quotes = []

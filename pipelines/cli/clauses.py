@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pipelines.cli.console import console, shown
+from pipelines.cli.data import CUAD
 from pipelines.settings import get_settings
 
 if TYPE_CHECKING:
@@ -127,8 +128,7 @@ def add(
 
 @clauses.command()
 def shipped(
-    cuad: Annotated[Path, typer.Option(help="CUAD's folder, where the shipped examples' words are read from.")] =
-        Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cuad",
+    cuad: Annotated[Path, typer.Option(help="CUAD's folder, where the shipped examples' words are read from.")] = CUAD,
 ) -> None:
     """Install the clause types clausemill ships (Force Majeure, Indemnification, Confidentiality,
     Termination For Breach), trained and ready for audits.  Their examples are places in CUAD's

@@ -17,9 +17,12 @@ def samples(out: Annotated[Path, typer.Argument(help="Folder to write the synthe
     console.print(f"Wrote {len(written)} sample files to {out} (expected results in {out / 'expected.json'}).")
 
 
+CUAD = Path("../shared/data/cuad")
+"""Where CUAD lies beside the repository (the commands are run from its root)."""
+
 
 def train(
-    data: Annotated[Path, typer.Option(help="CUAD folder: txt/, spans.jsonl, files.csv, master_clauses.csv.", exists=True, file_okay=False)] = Path("../shared/data/cuad"),
+    data: Annotated[Path, typer.Option(help="CUAD folder: txt/, spans.jsonl, files.csv, master_clauses.csv.", exists=True, file_okay=False)] = CUAD,
     out: Annotated[Optional[Path], typer.Option(help="Checkpoint to write (default: the one workers load, models/checkpoint/clause_experts.safetensors).")] = None,
     device: Annotated[Optional[str], typer.Option(help="'cuda' or 'cpu' (default: CUDA when present).")] = None,
     cache: Annotated[Optional[Path], typer.Option(help="Folder to keep backbone outputs in, so retraining the heads takes minutes.")] = None,
