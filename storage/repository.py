@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import ColumnElement, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy import ColumnElement, delete, exists, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import Session, undefer
 
 from pipelines import datamodel as dm
@@ -117,12 +117,10 @@ def finalize_batch_if_complete(session: Session, batch_id: str) -> bool:
     claim: of several documents finishing together, only the one whose UPDATE changes the row
     finalizes, and a redelivered task finds the batch already done.
     """
-    open_documents = session.scalar(
-        select(func.count()).where(
-            schema.Document.batch_id == batch_id, schema.Document.status.not_in(dm.TERMINAL_STATUSES)
-        )
-    )
-    if open_documents:
+    # Whether any is open, not how many: a count read every open row of the batch each time a
+    # document ended (3.4 ms at 20,000 open on PostgreSQL, against 0.4 ms; docs/BENCHMARKS.md).
+    if session.scalar(select(exists().where(schema.Document.batch_id == batch_id,
+                                            schema.Document.status.not_in(dm.TERMINAL_STATUSES)))):
         return False
     counts = {s: n for s, n in session.execute(
         select(schema.Document.status, func.count()).where(schema.Document.batch_id == batch_id).group_by(schema.Document.status)
