@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from icalendar import Calendar
@@ -542,7 +543,11 @@ def schedulers(tmp_path: Path) -> Iterator:
 
 
 def schedule_env(server_env: dict[str, str], repo: Path, receiver: Receiver) -> dict[str, str]:
-    return {**server_env, **QUIET, "CLAUSEMILL_NIGHTLY_CRON": "0 2 * * *", "CLAUSEMILL_TIMEZONE": "Europe/Berlin",
+    """A daily schedule whose last window was six hours ago, so a scheduler started now catches it
+    up at once and the next is far from the test's end (with a fixed 02:00, a run that began at
+    01:59 Berlin met the next night's window too, and ran twice)."""
+    hour = (datetime.now(ZoneInfo("Europe/Berlin")) - timedelta(hours=6)).hour
+    return {**server_env, **QUIET, "CLAUSEMILL_NIGHTLY_CRON": f"0 {hour} * * *", "CLAUSEMILL_TIMEZONE": "Europe/Berlin",
             "CLAUSEMILL_NIGHTLY_PATHS": str(repo), "CLAUSEMILL_WEBHOOK_URL": receiver.url}
 
 
@@ -566,7 +571,7 @@ def test_two_schedulers_on_one_redis_run_a_window_once(server_env: dict[str, str
     start_worker(env, "cpu", 1)
     out = tmp_path / "reports"
     first, second = schedulers(env, out), schedulers(env, out)
-    # Both start within the day's window (02:00 Berlin, at most 24 h ago): each beat is due at
+    # Both start within the day's window (six hours ago, at most 24 h ago): each beat is due at
     # once and would catch it up; one holds the beat lock, one row claims the window.
     wait_until(lambda: any(r.state is RunState.DONE for r in schedule_runs(env)), 120, message="the night's run to end")
     wait_until(lambda: first.said("another scheduler holds the beat lock; standing by")
