@@ -233,7 +233,7 @@ def learning_types(session: Session, options: dict) -> tuple[tuple[str, str], ..
              if pin.get("young")]
     room = []
     for name, version in young:
-        open_, decided = learning_counts(session, version)
+        open_, decided = learning_counts(session, name, version)
         if open_ < LEARNING_OPEN and open_ + decided < LEARNING_PER_VERSION:
             room.append((name, version))
     return tuple(room)

@@ -6,7 +6,6 @@ same quote twice adds nothing and a re-run of the same command changes nothing.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -139,7 +138,7 @@ def add_examples(session: Session, clause_type: schema.ClauseType, quotes: Itera
     added = already = 0
     for quote in quotes:
         text = clean_quote(quote.text)
-        key = hashlib.sha256(quote_key(text).encode()).hexdigest()
+        key = quote_key(text)
         row = session.scalar(select(E).where(E.type_id == clause_type.id, E.key == key))
         if row is not None and from_decisions:
             already += 1
@@ -231,19 +230,15 @@ def search_segments(session: Session, words: str, limit: int, clause_type: schem
     D, S = schema.Document, schema.Segment
     latest = select(func.max(D.id)).where(D.status == DocumentStatus.DONE).group_by(D.path).scalar_subquery()
     query = (select(D.id, D.path, S.page, S.start, S.end, S.text).join(S, S.document_id == D.id)
-             .where(D.id.in_(latest), *(S.text.ilike(f"%{_escape_like(t)}%", escape="\\") for t in terms))
+             .where(D.id.in_(latest), *(S.text.icontains(t, autoescape=True) for t in terms))
              .order_by(D.path, S.index).limit(limit))
     known: set[str] = set()
     if clause_type is not None:
         E = schema.ClauseTypeExample
         known = set(session.scalars(select(E.key).where(E.type_id == clause_type.id, E.withdrawn_at.is_(None))))
     return [Hit(r.id, r.path, r.page, r.start, r.end, r.text,
-                hashlib.sha256(quote_key(r.text).encode()).hexdigest() in known)
+                quote_key(r.text) in known)
             for r in session.execute(query)]
-
-
-def _escape_like(term: str) -> str:
-    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _short(text: str, width: int = 60) -> str:
@@ -292,7 +287,7 @@ def negative_pool(session: Session, clause_type: schema.ClauseType, size: int, s
     spans = [(e.document_id, e.start, e.end) for e in examples if e.document_id is not None and e.start is not None]
     rows = [r for r in session.execute(select(S.document_id, S.text, S.start, S.end).where(S.document_id.in_(chosen))
                                        .order_by(S.document_id, S.index))
-            if hashlib.sha256(quote_key(r.text).encode()).hexdigest() not in keys
+            if quote_key(r.text) not in keys
             and not any(d == r.document_id and s < r.end and r.start < e for d, s, e in spans)]
     picked = sorted(random.Random(seed + 1).sample(range(len(rows)), min(size, len(rows))))
     return [PoolSegment(rows[i].document_id, rows[i].text) for i in picked]
@@ -350,12 +345,13 @@ def pinned_options(session: Session, options: dict, base_version: str | None) ->
     return {**options, "clause_types": pins} if pins else options
 
 
-def learning_counts(session: Session, version: str) -> tuple[int, int]:
-    """(open, decided) learning items asked about `version` of a taught type: what its own
-    review budget has left (pipelines.review.budget.LEARNING_OPEN, LEARNING_PER_VERSION)."""
+def learning_counts(session: Session, name: str, version: str) -> tuple[int, int]:
+    """(open, decided) learning items asked about `version` of the taught type `name`: what its
+    own review budget has left (pipelines.review.budget.LEARNING_OPEN, LEARNING_PER_VERSION).
+    Only the type's own items are read: every aggregation of its batches asks."""
     R = schema.ReviewItem
     open_ = decided = 0
-    for status, evidence in session.execute(select(R.status, R.evidence)):
+    for status, evidence in session.execute(select(R.status, R.evidence).where(R.category == name)):
         if ((evidence or {}).get("priority_parts") or {}).get("learning") == version:
             open_, decided = (open_ + 1, decided) if status == "open" else (open_, decided + 1)
     return open_, decided

@@ -457,7 +457,7 @@ def test_only_young_types_with_room_in_their_budget_ask(database_url: str) -> No
             session.add(schema.ReviewItem(document_id=document_id, category="Acts", reason="Teaching", priority=0.5,
                                           evidence={"priority_parts": {"learning": "ct-acts-1-aaaaaaaa"}}))
     with session_scope(database_url, write=False) as session:
-        assert store.learning_counts(session, "ct-acts-1-aaaaaaaa") == (LEARNING_OPEN, 0)
+        assert store.learning_counts(session, "Acts", "ct-acts-1-aaaaaaaa") == (LEARNING_OPEN, 0)
         assert learning_types(session, options) == ()  # its open questions are at their limit
 
 

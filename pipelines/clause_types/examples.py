@@ -7,6 +7,7 @@ nothing, and a quote given both as an example and as a counter-example contradic
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -53,8 +54,9 @@ def clean_quote(text: str, where: str = "the quote") -> str:
 
 
 def quote_key(text: str) -> str:
-    """Two quotes with the same key are the same example (case and spacing aside)."""
-    return " ".join(text.split()).casefold()
+    """Two quotes with the same key are the same example (case and spacing aside): the SHA-256 of
+    the quote's words, casefolded, one space apart."""
+    return hashlib.sha256(" ".join(text.split()).casefold().encode()).hexdigest()
 
 
 def read_quotes_file(content: str, origin: str, label: bool) -> list[Quote]:
